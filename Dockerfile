@@ -1,0 +1,44 @@
+# syntax=docker/dockerfile:1
+# The same steps as .ci/run on a fresh machine: `npm ci`, `npm run build`; migrations run from the
+# compose file's `migrate` service (`workspace-api migrate`), then the service starts.
+# Node 24 is the Active LTS (Node 22 also works: --build-arg NODE_IMAGE=node:22-bookworm-slim);
+# the code itself also runs on Node 20, which the development machines still use.
+ARG NODE_IMAGE=node:24-bookworm-slim
+
+# build: every dependency (TypeScript included) to compile src/, migrations/ and seeds/ into dist/.
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+COPY package.json package-lock.json .npmrc ./
+# --ignore-scripts: npm 11 on our machines skips unapproved install scripts, and none is needed
+# (esbuild's and @scarf/scarf's are not); saying so keeps npm 10 on Node 22 images identical.
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY . .
+RUN npm run build
+
+# prod-deps: only the run-time dependencies, resolved from the same lockfile.
+FROM ${NODE_IMAGE} AS prod-deps
+WORKDIR /app
+COPY package.json package-lock.json .npmrc ./
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+
+# runtime: compiled output and production node_modules, owned by root and run as `node`, so the
+# process cannot rewrite its own code. No secret is set here: compose or the orchestrator passes them.
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production \
+    PORT=3000
+WORKDIR /app
+COPY package.json ./
+COPY --from=prod-deps /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+# The operators' CLI as a command (`docker compose exec api workspace-api ...`); tsc does not keep
+# the executable bit, and Node follows the symlink so the CLI's relative imports resolve in dist/.
+RUN chmod 0755 dist/src/cli/main.js \
+ && ln -s /app/dist/src/cli/main.js /usr/local/bin/workspace-api
+USER node
+EXPOSE 3000
+# Node's own fetch, so the slim image needs no curl; PORT is read from the container's environment.
+HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/healthz', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# The service drains in-flight requests on SIGTERM (SHUTDOWN_TIMEOUT_MS) and exits 0.
+STOPSIGNAL SIGTERM
+CMD ["node", "dist/src/index.js"]

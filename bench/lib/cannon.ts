@@ -1,0 +1,80 @@
+import autocannon from 'autocannon';
+
+/**
+ * Runs in its own process (so the load generator never shares a CPU budget with the harness):
+ * a warm-up, then the counted run; prints one JSON line with req/s and exact latency
+ * percentiles (autocannon's histogram has no p95, so every response time is kept).
+ */
+export interface CannonJob {
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  /** Bodies sent in turn (POST); each distinct so inserts do not collide. */
+  bodies?: string[];
+  connections: number;
+  warmupSeconds: number;
+  seconds: number;
+}
+
+export interface CannonResult {
+  requests: number;
+  rps: number;
+  non2xx: number;
+  errors: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  /** The server's CPU time (user + system) per request during the counted run, in microseconds. */
+  serverCpuUsPerRequest?: number;
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+async function run(job: CannonJob, seconds: number): Promise<CannonResult> {
+  const times: number[] = [];
+  let next = 0;
+  const bodies = job.bodies ?? [];
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: job.url,
+        method: job.method ?? 'GET',
+        headers: job.headers,
+        connections: job.connections,
+        duration: seconds,
+        requests: bodies.length ? [{ setupRequest: (req) => ({ ...req, body: bodies[next++ % bodies.length] }) }] : undefined,
+      },
+      (err, done) => (err ? reject(err) : resolve(done)),
+    );
+    instance.on('response', (_client, _status, _bytes, responseTime) => times.push(responseTime));
+  });
+  times.sort((a, b) => a - b);
+  return {
+    requests: result.requests.total,
+    rps: Math.round(result.requests.total / seconds),
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+    p50: percentile(times, 50),
+    p95: percentile(times, 95),
+    p99: percentile(times, 99),
+  };
+}
+
+async function main(): Promise<void> {
+  // The job comes on stdin: thousands of request bodies do not fit in argv.
+  let text = '';
+  for await (const chunk of process.stdin) text += chunk;
+  const job = JSON.parse(text) as CannonJob;
+  if (job.warmupSeconds > 0) await run(job, job.warmupSeconds);
+  // Tells the parent the counted run starts now, so it can read the server's CPU time from here.
+  process.stderr.write('COUNTED_RUN_STARTS\n');
+  process.stdout.write(`${JSON.stringify(await run(job, job.seconds))}\n`);
+}
+
+main().catch((err) => {
+  process.stderr.write(`${(err as Error).stack}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,81 @@
+import pg from 'pg';
+import { createDb, type Db } from '../../src/db/knex';
+import { migrateLatest } from '../../src/db/migrator';
+import * as orgsQueries from '../../src/db/queries/orgs.queries';
+import { issueApiKey } from '../../src/auth/api-keys';
+import { knownScopes } from '../../src/procedures/scopes';
+import { seedBulk, progressBar } from '../../src/cli/seed-bulk';
+
+export const DEFAULT_BENCH_URL = 'postgres://postgres@127.0.0.1:5432/wsapi_bench';
+
+/** Creates the benchmark database when it is missing (an existing one keeps its data), then migrates it. */
+export async function openBenchDatabase(url: string): Promise<Db> {
+  const parsed = new URL(url);
+  const name = parsed.pathname.slice(1);
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`unexpected database name ${name}`);
+  parsed.pathname = '/postgres';
+  const admin = new pg.Client({ connectionString: parsed.toString() });
+  await admin.connect();
+  try {
+    const found = await admin.query('select 1 from pg_database where datname = $1', [name]);
+    if (found.rowCount === 0) await admin.query(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const db = createDb({ url, poolMax: 4 });
+  await migrateLatest(db);
+  return db;
+}
+
+export interface BenchWorkspace {
+  orgId: string;
+  leads: number;
+}
+
+/**
+ * The workspace named `name` with exactly `leads` leads: reused when present and complete,
+ * otherwise (re)created and loaded with the bulk generator, so reruns skip the load.
+ */
+export async function ensureWorkspace(db: Db, name: string, leads: number): Promise<BenchWorkspace & { loadedSeconds?: number }> {
+  const existing = await db('organisations').where({ name }).select('id');
+  for (const row of existing) {
+    const counted = await db('leads').where('org_id', row.id).count({ n: '*' });
+    if (Number(counted[0]?.n) === leads && existing.length === 1) return { orgId: row.id, leads };
+  }
+  // An interrupted load or a duplicate: start the workspace again.
+  await db('organisations').whereIn('id', existing.map((r: { id: string }) => r.id)).delete();
+  const org = await orgsQueries.create(db, { name, tier: 'BUSINESS', features: ['DEVELOPER_API'], phoneRegion: 'GB' });
+  process.stderr.write(`loading ${leads} leads into ${name}\n`);
+  const result = await seedBulk(db, { orgId: org.id, leads, onProgress: progressBar(process.stderr, Boolean(process.stderr.isTTY)) });
+  return { orgId: org.id, leads, loadedSeconds: result.seconds };
+}
+
+/** A fresh key with every scope, for the service's own cases. */
+export async function createBenchKey(db: Db, orgId: string): Promise<string> {
+  const issued = await issueApiKey(db, knownScopes(), { orgId, name: `bench ${new Date().toISOString()}`, scopes: [...knownScopes()], expiresAt: null });
+  return issued.key;
+}
+
+/** Values the cases need from the large workspace: a lead id, its top assignee, search terms. */
+export async function sampleOf(db: Db, orgId: string) {
+  const lead = await db('leads as l')
+    .join('contacts as c', function joinContact() {
+      this.on('c.org_id', 'l.org_id').andOn('c.id', 'l.contact_id');
+    })
+    .where('l.org_id', orgId)
+    .whereRaw("c.phones[1] like '+44%' and cardinality(c.emails) > 0")
+    .orderBy('l.created_at', 'desc')
+    .select('l.id', 'c.emails', 'c.phones')
+    .first();
+  const top = await db('leads').where('org_id', orgId).whereNotNull('assigned_to_id')
+    .groupBy('assigned_to_id').orderByRaw('count(*) desc').select('assigned_to_id').first();
+  const phone: string = lead.phones[0];
+  // A fragment of a UK mobile as a person types it (national format with a space): 07512 345.
+  const digits = phone.replace(/^\+44/, '0');
+  return {
+    leadId: lead.id as string,
+    assigneeId: top.assigned_to_id as string,
+    rareTerm: (lead.emails[0] as string).split('@')[0]!,
+    phoneFragment: `${digits.slice(0, 5)} ${digits.slice(5, 8)}`,
+  };
+}

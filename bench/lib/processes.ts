@@ -1,0 +1,140 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createServer, connect } from 'node:net';
+import { existsSync, readFileSync, openSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { CannonJob, CannonResult } from './cannon';
+
+const ROOT = resolve(__dirname, '..', '..');
+
+export interface RunningServer {
+  name: string;
+  pid: number;
+  baseUrl: string;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const port = (server.address() as { port: number }).port;
+  await new Promise((done) => server.close(done));
+  return port;
+}
+
+async function waitForPort(port: number, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode} before listening`);
+    const open = await new Promise<boolean>((done) => {
+      const socket = connect(port, '127.0.0.1', () => (socket.end(), done(true)));
+      socket.on('error', () => done(false));
+    });
+    if (open) return;
+    await new Promise((done) => setTimeout(done, 100));
+  }
+  throw new Error(`server did not listen on ${port} within ${timeoutMs} ms`);
+}
+
+/**
+ * Compiles the service as `npm run build` does, into a cache folder (dist/ is left alone), so it
+ * runs as in production: tsx's loader would add about 35 MB of RSS. Type errors still emit.
+ */
+export function buildService(): string {
+  const outDir = resolve(ROOT, 'node_modules/.cache/wsapi-bench-dist');
+  spawnSync(resolve(ROOT, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.build.json', '--outDir', outDir], { cwd: ROOT, stdio: 'ignore', timeout: 120_000 });
+  const entry = resolve(outDir, 'src/index.js');
+  if (!existsSync(entry)) throw new Error(`build produced no ${entry}`);
+  return entry;
+}
+
+/** Starts `node <args>` as its own process on a loopback port; its output goes to /dev/null. */
+export async function startServer(name: string, nodeArgs: string[], env: Record<string, string>): Promise<RunningServer> {
+  const port = await freePort();
+  const devNull = openSync('/dev/null', 'w');
+  const child = spawn(process.execPath, nodeArgs, {
+    cwd: ROOT,
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', devNull, 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => (stderr = (stderr + chunk).slice(-4000)));
+  try {
+    await waitForPort(port, child, 30_000);
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw new Error(`${name}: ${(err as Error).message}\n${stderr}`);
+  }
+  return {
+    name,
+    pid: child.pid!,
+    baseUrl: `http://127.0.0.1:${port}`,
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((done) => child.once('exit', done));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** A process's CPU time so far (user + system), in microseconds, from /proc/<pid>/stat. */
+export function cpuTimeUs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
+/**
+ * Drives a server with autocannon from a separate process. With the server's pid, also reports
+ * the server's CPU time per request over the counted run: the steadier comparison on a machine
+ * where the load generator and the database share the cores.
+ */
+export async function runCannon(job: CannonJob, serverPid?: number): Promise<CannonResult> {
+  const child = spawn(process.execPath, ['--import', 'tsx', resolve(ROOT, 'bench/lib/cannon.ts')], {
+    cwd: ROOT,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  child.stdin!.end(JSON.stringify(job));
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (chunk) => (out += chunk));
+  let cpuAtStart: number | undefined;
+  child.stderr!.on('data', (chunk) => {
+    err += chunk;
+    if (serverPid !== undefined && cpuAtStart === undefined && err.includes('COUNTED_RUN_STARTS')) cpuAtStart = cpuTimeUs(serverPid);
+  });
+  const limit = (job.warmupSeconds + job.seconds + 60) * 1000;
+  const timer = setTimeout(() => child.kill('SIGKILL'), limit);
+  const code = await new Promise<number | null>((done) => child.once('exit', done));
+  clearTimeout(timer);
+  if (code !== 0) throw new Error(`autocannon exited ${code}: ${err}`);
+  const result = JSON.parse(out) as CannonResult;
+  if (serverPid !== undefined && cpuAtStart !== undefined && result.requests > 0) {
+    result.serverCpuUsPerRequest = Math.round((cpuTimeUs(serverPid) - cpuAtStart) / result.requests);
+  }
+  return result;
+}
+
+/** Samples a process's resident memory (VmRSS) until stopped; answers the peak in MB. */
+export function sampleRss(pid: number, everyMs = 200): { stop(): number } {
+  let peakKb = 0;
+  const read = () => {
+    try {
+      const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      if (match) peakKb = Math.max(peakKb, Number(match[1]));
+    } catch {
+      // The process has gone; keep the peak seen so far.
+    }
+  };
+  read();
+  const timer = setInterval(read, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      read();
+      return Math.round(peakKb / 1024);
+    },
+  };
+}

@@ -1,0 +1,117 @@
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import * as orgsQueries from '../src/db/queries/orgs.queries';
+import { openBenchDatabase, ensureWorkspace, createBenchKey, sampleOf, DEFAULT_BENCH_URL, type BenchWorkspace } from './lib/dataset';
+import { startServer, buildService, runCannon, sampleRss, type RunningServer } from './lib/processes';
+import { walk, supportsCursor, type WalkResult } from './lib/walk';
+import { table, walkLine, machineLine, appendRun, type Row } from './lib/report';
+import type { CannonJob } from './lib/cannon';
+
+// `npm run bench [-- --quick]`: every server runs alone, as its own process, against one database.
+const quick = process.argv.includes('--quick');
+const PLAN = quick
+  ? { large: 100_000, others: [10_000, 10_000, 10_000], warmup: 1, seconds: 3 }
+  : { large: 1_000_000, others: [100_000, 100_000, 100_000], warmup: 3, seconds: 10 };
+const POOL = '10';
+const url = process.env.BENCH_DATABASE_URL ?? DEFAULT_BENCH_URL;
+const rows: Row[] = [];
+
+async function measure(name: string, job: Omit<CannonJob, 'warmupSeconds' | 'seconds'>, tail: Row['tail'] = 'p99', serverPid?: number) {
+  process.stderr.write(`  ${name} at ${job.connections} connections\n`);
+  const result = await runCannon({ ...job, warmupSeconds: PLAN.warmup, seconds: PLAN.seconds }, serverPid);
+  rows.push({ name, connections: job.connections, result, tail });
+  return result;
+}
+
+async function withServer<T>(name: string, nodeArgs: string[], env: Record<string, string>, fn: (s: RunningServer) => Promise<T>): Promise<T> {
+  const server = await startServer(name, nodeArgs, env);
+  try {
+    return await fn(server);
+  } finally {
+    await server.stop();
+  }
+}
+
+const rpcGet = (base: string, name: string, input: unknown) => `${base}/api/v1/rpc/${name}?input=${encodeURIComponent(JSON.stringify({ json: input }))}`;
+const phoneOf = (i: number) => `+447400${String(i).padStart(6, '0')}`;
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  const db = await openBenchDatabase(url);
+  const large = await ensureWorkspace(db, `bench large ${PLAN.large}`, PLAN.large);
+  const others: BenchWorkspace[] = [];
+  for (const [i, n] of PLAN.others.entries()) others.push(await ensureWorkspace(db, `bench other ${i + 1} ${n}`, n));
+  // Writes go to their own workspace, so the read workspaces keep their sizes between runs.
+  const writes = (await db('organisations').where({ name: 'bench writes' }).first('id'))?.id
+    ?? (await orgsQueries.create(db, { name: 'bench writes', tier: 'BUSINESS', features: ['DEVELOPER_API'] })).id;
+  const key = await createBenchKey(db, large.orgId);
+  const walkKey = await createBenchKey(db, others[0]!.orgId);
+  const writeKey = await createBenchKey(db, writes);
+  const sample = await sampleOf(db, large.orgId);
+  const pgVersion = (await db.raw('select version() as v')).rows[0].v as string;
+  await db.destroy();
+
+  const env = { DATABASE_URL: url, DB_POOL_MAX: POOL };
+  const oursEnv = { ...env, NODE_ENV: 'production', LOG_LEVEL: 'info', SESSION_SECRET: randomBytes(32).toString('hex'), TOKEN_SECRET: randomBytes(32).toString('hex') };
+  const c = 50;
+  const bodies = (make: (i: number) => unknown) => Array.from({ length: 5000 }, (_, i) => JSON.stringify(make(i)));
+  const runTag = Date.now() % 1_000_000;
+  const json = { 'content-type': 'application/json' };
+
+  process.stderr.write('measuring\n');
+  const ceiling = await withServer('ceiling', ['--import', 'tsx', 'bench/servers/ceiling.ts'], env, (s) =>
+    measure('ceiling: bare Express getById', { url: `${s.baseUrl}/leads/${large.orgId}/${sample.leadId}`, connections: c }, 'p99', s.pid));
+  const peer = await withServer('peer', ['--import', 'tsx', 'bench/servers/trpc-peer.ts'], env, (s) =>
+    measure('peer: tRPC v11 express adapter getById', { url: rpcGet(s.baseUrl, 'leads.getById', { orgId: large.orgId, id: sample.leadId }).replace('/api/v1/rpc/', '/trpc/'), connections: c }, 'p99', s.pid));
+  const insertCeiling = await withServer('insert ceiling', ['--import', 'tsx', 'bench/servers/insert-ceiling.ts'], env, (s) =>
+    measure('insert ceiling: bare Express contact+lead', { url: `${s.baseUrl}/leads/${writes}`, method: 'POST', headers: json, bodies: bodies((i) => ({ name: `Bench ${i}`, phone: phoneOf(i) })), connections: c }, 'p99', s.pid));
+
+  const auth = { Authorization: `Bearer ${key}` };
+  const walks: WalkResult[] = [];
+  let rssMb = 0;
+  let ours = { getById: ceiling, create: insertCeiling };
+  await withServer('ours', [buildService()], oursEnv, async (s) => {
+    const rss = sampleRss(s.pid);
+    const getById = await measure('ours: GET rpc leads.getById', { url: rpcGet(s.baseUrl, 'leads.getById', { id: sample.leadId }), headers: auth, connections: c }, 'p99', s.pid);
+    const create = await measure('ours: POST rpc leads.create', {
+      url: `${s.baseUrl}/api/v1/rpc/leads.create`, method: 'POST', headers: { ...json, Authorization: `Bearer ${writeKey}` },
+      bodies: bodies((i) => ({ json: { name: `Bench ${runTag}-${i}`, phone: phoneOf(i) } })), connections: c,
+    }, 'p99', s.pid);
+    ours = { getById, create };
+    const list = (query: Record<string, string | number>) => `${s.baseUrl}/api/v1/leads?${new URLSearchParams({ pageSize: '100', ...query } as Record<string, string>)}`;
+    const filters: [string, Record<string, string | number>][] = [
+      ['none', {}], ['status=QUALIFIED', { status: 'QUALIFIED' }], ['assignedToId=top member', { assignedToId: sample.assigneeId }], ['unassigned', { assignedToId: 'unassigned' }],
+    ];
+    const searches: [string, Record<string, string>][] = [
+      ['search "Patel" (~2.5%)', { search: 'Patel' }], [`search rare "${sample.rareTerm}"`, { search: sample.rareTerm }], [`search phone "${sample.phoneFragment}"`, { search: sample.phoneFragment }],
+    ];
+    for (const [label, q] of [...filters, ...searches]) await measure(`ours: list ${PLAN.large} first page, ${label}`, { url: list(q), headers: auth, connections: c });
+    rssMb = rss.stop();
+    for (const [label, q] of filters) await measure(`ours: list first page, ${label}`, { url: list(q), headers: auth, connections: 10 }, 'p95');
+    for (const [label, q] of searches) await measure(`ours: list first page, ${label}`, { url: list(q), headers: auth, connections: 1 }, 'p95');
+    await measure('ours: list deep page 1000', { url: list({ page: 1000 }), headers: auth, connections: 1 }, 'p95');
+    process.stderr.write(`  walking ${others[0]!.leads} leads\n`);
+    walks.push(await walk(s.baseUrl, walkKey, others[0]!.leads, 'page', 900));
+    if (await supportsCursor(s.baseUrl, walkKey)) walks.push(await walk(s.baseUrl, walkKey, others[0]!.leads, 'cursor', 900));
+  });
+
+  const ratio = (a: number, b: number) => (b > 0 ? (a / b).toFixed(2) : '-');
+  const body = [
+    `${quick ? 'Quick run' : 'Full run'}: ${machineLine(pgVersion)}; workspaces of ${PLAN.large} and ${PLAN.others.join(', ')} leads; ${PLAN.warmup} s warm-up, ${PLAN.seconds} s counted per case; DB_POOL_MAX=${POOL} for every server; ours compiled (as npm run build does) with NODE_ENV=production and its request log on at info (to /dev/null); the other servers under tsx.`,
+    '', table(rows), '',
+    `- ours getById / ceiling: **${ratio(ours.getById.rps, ceiling.rps)}x** (target >= 0.9); server CPU per request: ours ${ours.getById.serverCpuUsPerRequest} us, ceiling ${ceiling.serverCpuUsPerRequest} us, peer ${peer.serverCpuUsPerRequest} us (**${ratio(ours.getById.serverCpuUsPerRequest ?? 0, ceiling.serverCpuUsPerRequest ?? 0)}x** the ceiling's; target <= 1.1)`,
+    `- ours getById / tRPC peer: **${ratio(ours.getById.rps, peer.rps)}x** (target >= 1.6)`,
+    `- ours create / insert ceiling: **${ratio(ours.create.rps, insertCeiling.rps)}x** (target >= 0.8); server CPU per request: ours ${ours.create.serverCpuUsPerRequest} us, insert ceiling ${insertCeiling.serverCpuUsPerRequest} us`,
+    `- our server's peak RSS under the 50-connection cases: **${rssMb} MB** (target < 150)`,
+    ...walks.map(walkLine),
+    ...(walks.some((w) => w.mode === 'cursor') ? [] : ['- cursor walk: the list does not answer `pagination.nextCursor` yet']),
+  ].join('\n');
+  process.stdout.write(`${body}\n`);
+  appendRun(resolve(__dirname, '..', 'BENCHMARKS.md'), `${new Date().toISOString()} (${quick ? 'quick' : 'full'})`, body);
+  process.stderr.write(`done in ${Math.round((performance.now() - started) / 1000)} s; appended to BENCHMARKS.md\n`);
+}
+
+main().catch((err) => {
+  process.stderr.write(`${(err as Error).stack}\n`);
+  process.exit(1);
+});

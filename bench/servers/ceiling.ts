@@ -1,0 +1,14 @@
+import express from 'express';
+import * as leadsQueries from '../../src/db/queries/leads.queries';
+import { serverSetup } from './server-env';
+
+// The stack's ceiling for leads.getById: Express 5 and the very same knex query, nothing else
+// (no auth, no envelope, no helmet, no logging).
+const { db, port, host } = serverSetup();
+const app = express();
+app.get('/leads/:orgId/:id', async (req, res) => {
+  const lead = await leadsQueries.getById(db, req.params.orgId, req.params.id);
+  if (!lead) res.status(404).json({ error: 'not found' });
+  else res.json(lead);
+});
+app.listen(port, host);

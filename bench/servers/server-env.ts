@@ -1,0 +1,9 @@
+import { createDb } from '../../src/db/knex';
+
+/** What every benchmark server shares with ours: the database, its pool size, a loopback port. */
+export function serverSetup() {
+  const url = process.env.DATABASE_URL;
+  if (!url) throw new Error('DATABASE_URL is required');
+  const db = createDb({ url, poolMax: Number(process.env.DB_POOL_MAX ?? 10) });
+  return { db, port: Number(process.env.PORT ?? 0), host: '127.0.0.1' };
+}

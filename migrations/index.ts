@@ -1,0 +1,27 @@
+import * as createOrganisations from './20261123120000_create_organisations';
+import * as createContactsClientsLeads from './20261123120100_create_contacts_clients_leads';
+import * as createTasksInvoices from './20261123120200_create_tasks_invoices';
+import * as createApiKeys from './20261123120300_create_api_keys';
+import * as createLeadCalls from './20261123130000_create_lead_calls';
+import * as indexLeadsConversion from './20261123144500_index_leads_conversion';
+import * as createLeadCounts from './20261123150000_create_lead_counts';
+import * as indexContactSearch from './20261123150100_index_contact_search';
+import * as indexLeadsUnassigned from './20261123150200_index_leads_unassigned';
+import * as notifyApiKeyChanges from './20261123160000_notify_api_key_changes';
+
+/**
+ * Every migration, in order. An explicit list rather than a scanned folder: it works the same
+ * from TypeScript sources, compiled output and tests, and never picks up a stray `.d.ts`.
+ */
+export const MIGRATIONS = [
+  { name: '20261123120000_create_organisations', module: createOrganisations },
+  { name: '20261123120100_create_contacts_clients_leads', module: createContactsClientsLeads },
+  { name: '20261123120200_create_tasks_invoices', module: createTasksInvoices },
+  { name: '20261123120300_create_api_keys', module: createApiKeys },
+  { name: '20261123130000_create_lead_calls', module: createLeadCalls },
+  { name: '20261123144500_index_leads_conversion', module: indexLeadsConversion },
+  { name: '20261123150000_create_lead_counts', module: createLeadCounts },
+  { name: '20261123150100_index_contact_search', module: indexContactSearch },
+  { name: '20261123150200_index_leads_unassigned', module: indexLeadsUnassigned },
+  { name: '20261123160000_notify_api_key_changes', module: notifyApiKeyChanges },
+];

@@ -1,0 +1,71 @@
+import express, { type Express } from 'express';
+import helmet from 'helmet';
+import type { Config } from './config';
+import type { Db } from './db/knex';
+import type { Logger } from './logger';
+import { createKeyAuthenticator } from './auth/key-authenticator';
+import { createProcedureRegistry } from './procedures';
+import type { Registry } from './rpc/registry';
+import { rpcRouter } from './http/rpc-route';
+import { leadsRouter } from './http/leads-route';
+import { errorHandler, notFound } from './http/error-handler';
+import { docsRouter } from './http/docs-route';
+import { createJwtKeys } from './auth/secrets';
+import { createAuthenticator } from './auth/authenticate';
+import { createMemberAccessReader } from './auth/developer-access';
+import { playgroundRouter } from './http/playground-route';
+import { developerRouter } from './http/developer-api-route';
+import { createMetrics } from './observability/metrics';
+import { requestLog } from './observability/request-log';
+import { createRouteLabeller } from './observability/route-label';
+import { healthRouter } from './http/health-route';
+import { metricsRouter } from './http/metrics-route';
+import type { CacheInvalidation } from './auth/key-invalidation';
+
+export interface AppDeps {
+  db: Db;
+  config: Pick<Config, 'BODY_LIMIT' | 'KEY_CACHE_TTL_MS'> & Partial<Pick<Config, 'SESSION_SECRET' | 'TOKEN_SECRET'>>
+    & Partial<Pick<Config, 'METRICS_TOKEN'>>
+    & { /** How long a verified key is trusted while `cacheInvalidation` is live (60 s by default). */ KEY_CACHE_LIVE_TTL_MS?: number };
+  logger: Logger;
+  /** The procedures to serve; the full registry unless a test gives its own. */
+  registry?: Registry;
+  /** The process's LISTEN connection (started by index.ts); without it keys are trusted for KEY_CACHE_TTL_MS only. */
+  cacheInvalidation?: CacheInvalidation;
+}
+
+/** Builds the HTTP application; never listens (index.ts does), so tests drive it directly. */
+export function createApp({ db, config, logger, registry = createProcedureRegistry(), cacheInvalidation }: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(helmet());
+  const metrics = createMetrics(db);
+  app.use(requestLog({ logger, metrics, labelsOf: createRouteLabeller(app, (name) => registry.has(name)) }));
+
+  const authenticator = createKeyAuthenticator({
+    db,
+    cacheTtlMs: config.KEY_CACHE_TTL_MS,
+    invalidation: cacheInvalidation,
+    liveCacheTtlMs: config.KEY_CACHE_LIVE_TTL_MS,
+    onBackgroundError: (err) => logger.warn({ err }, 'could not record API key use'),
+  });
+  const jwtKeys = createJwtKeys(config);
+  const readAccess = createMemberAccessReader({
+    db, cacheTtlMs: config.KEY_CACHE_TTL_MS, invalidation: cacheInvalidation, liveCacheTtlMs: config.KEY_CACHE_LIVE_TTL_MS,
+  });
+  const authenticate = createAuthenticator({ keys: authenticator, tokenKey: jwtKeys.token, readAccess });
+  app.use(rpcRouter({ registry, db, authenticate }, config.BODY_LIMIT));
+  // After the API routes (their paths never overlap), so an API call does not walk these routers.
+  app.use(healthRouter({ db, logger }));
+  app.use(metricsRouter({ registry: metrics.registry, token: config.METRICS_TOKEN }));
+  app.use(leadsRouter({ db, authenticate }));
+  app.use(playgroundRouter({ jwtKeys, readAccess }, config.BODY_LIMIT));
+
+  app.use(docsRouter({ registry }));
+
+  app.use(developerRouter({ db, registry, jwtKeys, readAccess }, config.BODY_LIMIT));
+  app.use(notFound);
+  app.use(errorHandler(logger));
+  return app;
+}

@@ -1,0 +1,42 @@
+import { AppError } from '../errors/app-error';
+import { generateApiKeySecret } from '../domain/api-key-secret';
+import { newId } from '../domain/ids';
+import * as apiKeysQueries from '../db/queries/api-keys.queries';
+import * as membersQueries from '../db/queries/members.queries';
+import * as orgsQueries from '../db/queries/orgs.queries';
+import type { ApiKeyListing } from '../db/queries/api-keys.queries';
+import type { Db } from '../db/knex';
+
+export interface IssuedApiKey extends ApiKeyListing {
+  /** The secret: shown once, here, and never again. */
+  key: string;
+}
+
+/**
+ * Issues a key for a workspace. Scopes must be ones some procedure requires, so a typo cannot
+ * silently produce a key that opens nothing. Used by the CLI (and later the developer page).
+ */
+export async function issueApiKey(
+  db: Db,
+  knownScopes: ReadonlySet<string>,
+  input: { orgId: string; memberId?: string | null; name?: string; scopes: string[]; expiresAt?: Date | null },
+): Promise<IssuedApiKey> {
+  const unknown = input.scopes.filter((s) => !knownScopes.has(s));
+  if (unknown.length > 0) throw new AppError('BAD_REQUEST', `Unknown scope(s): ${unknown.join(', ')}`);
+  if (input.scopes.length === 0) throw new AppError('BAD_REQUEST', 'A key needs at least one scope');
+  if (!(await orgsQueries.getById(db, input.orgId))) throw new AppError('NOT_FOUND', `No workspace ${input.orgId}`);
+  if (input.memberId && !(await membersQueries.exists(db, input.orgId, input.memberId))) {
+    throw new AppError('NOT_FOUND', `No member ${input.memberId} in workspace ${input.orgId}`);
+  }
+  const secret = generateApiKeySecret();
+  const listing = await apiKeysQueries.insert(db, input.orgId, {
+    id: newId('key'),
+    memberId: input.memberId ?? null,
+    name: input.name ?? 'API key',
+    prefix: secret.prefix,
+    secretHash: secret.hash,
+    scopes: [...new Set(input.scopes)],
+    expiresAt: input.expiresAt ?? null,
+  });
+  return { ...listing, key: secret.secret };
+}

@@ -1,0 +1,86 @@
+import { AppError } from '../errors/app-error';
+import { hashApiKeySecret, hashesEqual, isWellFormedApiKey } from '../domain/api-key-secret';
+import * as apiKeysQueries from '../db/queries/api-keys.queries';
+import type { ApiKeyForAuth } from '../db/queries/api-keys.queries';
+import type { Db } from '../db/knex';
+import type { Principal } from './principal';
+import type { CacheInvalidation } from './key-invalidation';
+import { createInvalidatedCache, DEFAULT_LIVE_CACHE_TTL_MS } from './invalidated-cache';
+
+export interface KeyAuthenticatorOptions {
+  db: Db;
+  /** How long a verified key is trusted without asking the database again: bounds how late a revocation bites. */
+  cacheTtlMs: number;
+  /** Cross-instance change notifications; while live, a verified key is trusted for `liveCacheTtlMs`. */
+  invalidation?: CacheInvalidation;
+  liveCacheTtlMs?: number;
+  maxCachedKeys?: number;
+  now?: () => number;
+  onBackgroundError?: (err: unknown) => void;
+}
+
+const LAST_USED_INTERVAL_MS = 60_000;
+const BEARER = /^Bearer +([^\s]+) *$/i;
+
+function unauthorized(message: string): AppError {
+  return new AppError('UNAUTHORIZED', message, { headers: { 'WWW-Authenticate': 'Bearer realm="workspace-api"' } });
+}
+
+/**
+ * Turns `Authorization: Bearer <key>` into a Principal. A malformed or mistyped key is refused
+ * without touching the database (the checksum); a verified key is cached for `cacheTtlMs`, or
+ * `liveCacheTtlMs` while `invalidation` is live (revocations then drop it on every instance at
+ * once); expiry is checked on every request.
+ */
+export function createKeyAuthenticator(options: KeyAuthenticatorOptions) {
+  const { db, cacheTtlMs, maxCachedKeys = 10_000, now = Date.now, onBackgroundError = () => {} } = options;
+  const cache = createInvalidatedCache<{ key: ApiKeyForAuth; principal: Principal }>({
+    ttlMs: cacheTtlMs,
+    liveTtlMs: options.liveCacheTtlMs ?? DEFAULT_LIVE_CACHE_TTL_MS,
+    invalidation: options.invalidation,
+    maxEntries: maxCachedKeys,
+    now,
+    cacheMisses: false,
+    affects: ({ key }, change) =>
+      change.orgId === key.orgId && (change.kind === 'org' || (change.kind === 'key' && change.keyId === key.id)),
+  });
+  const lastUsedWrittenAt = new Map<string, number>();
+
+  function lookUp(hash: string): Promise<{ key: ApiKeyForAuth; principal: Principal } | undefined> {
+    return cache.getOrLoad(hash, async () => {
+      const key = await apiKeysQueries.findForAuth(db, hash);
+      return key && { key, principal: toPrincipal(key) };
+    });
+  }
+
+  function recordUse(key: ApiKeyForAuth): void {
+    const last = lastUsedWrittenAt.get(key.id) ?? 0;
+    if (now() - last < LAST_USED_INTERVAL_MS) return;
+    lastUsedWrittenAt.set(key.id, now());
+    apiKeysQueries.touchLastUsed(db, key.orgId, key.id).catch(onBackgroundError);
+  }
+
+  return {
+    async authenticate(authorization: string | undefined): Promise<Principal> {
+      if (!authorization) throw unauthorized('Missing Authorization header: send Authorization: Bearer <API key>');
+      const match = BEARER.exec(authorization);
+      if (!match) throw unauthorized('Malformed Authorization header: expected Bearer <API key>');
+      const secret = match[1]!;
+      if (!isWellFormedApiKey(secret)) throw unauthorized('Invalid API key');
+      const hash = hashApiKeySecret(secret);
+      const found = await lookUp(hash);
+      if (!found || !hashesEqual(found.key.secretHash, hash)) throw unauthorized('Invalid API key');
+      const { key, principal } = found;
+      if (key.revokedAt) throw unauthorized('API key has been revoked');
+      if (key.expiresAt && key.expiresAt.getTime() <= now()) throw unauthorized('API key has expired');
+      recordUse(key);
+      return principal;
+    },
+  };
+}
+
+function toPrincipal(key: ApiKeyForAuth): Principal {
+  return { kind: 'apiKey', id: key.id, orgId: key.orgId, memberId: key.memberId, scopes: new Set(key.scopes), org: key.org };
+}
+
+export type KeyAuthenticator = ReturnType<typeof createKeyAuthenticator>;

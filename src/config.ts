@@ -1,0 +1,64 @@
+import { z } from 'zod';
+
+/** Development-only JWT secrets: anyone can read them here, so a deployment must set its own. */
+export const DEV_SESSION_SECRET = 'dev-only-session-secret-change-me-0000000000';
+export const DEV_TOKEN_SECRET = 'dev-only-token-secret-change-me-00000000000000';
+
+const schema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  /** A PostgreSQL URL; when absent the service runs on the embedded database. */
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// URL' }).optional(),
+  EMBEDDED_DB_DIR: z.string().min(1).default('./data'),
+  DB_POOL_MAX: z.coerce.number().int().min(1).max(1000).default(10),
+  /** Largest accepted request body, in bytes or with a unit (`1mb`, `512kb`). */
+  BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)?$/i, 'must be a size such as 1mb or 524288').default('1mb'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** How long a verified API key is trusted before the database is asked again (revocation latency). */
+  KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(1000).default(1000),
+  /**
+   * How long a verified key (and a member's access) is trusted while this instance hears the
+   * database's change notifications, which drop an entry the moment it is revoked or changed.
+   */
+  KEY_CACHE_LIVE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
+  /** Signs member sessions (HS256). The default is for development only and must be replaced in production. */
+  SESSION_SECRET: z.string().min(32, 'must be at least 32 characters').default(DEV_SESSION_SECRET),
+  /** Signs playground test tokens (HS256). The default is for development only and must be replaced in production. */
+  TOKEN_SECRET: z.string().min(32, 'must be at least 32 characters').default(DEV_TOKEN_SECRET),
+  /** Redis for state several instances must share (rate limits); optional. */
+  REDIS_URL: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// URL' }).optional(),
+  /** When set, GET /metrics requires `Authorization: Bearer <METRICS_TOKEN>`. */
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** How long SIGTERM waits for in-flight requests before closing anyway. */
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+});
+
+export type Config = z.output<typeof schema>;
+
+export class ConfigError extends Error {}
+
+/** Parses the environment once; the first bad variable is named in one line. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ''));
+  const result = schema.safeParse(cleaned);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    throw new ConfigError(`Invalid environment variable ${String(issue.path[0])}: ${issue.message}`);
+  }
+  if (result.data.NODE_ENV === 'production') assertProductionReady(result.data);
+  return result.data;
+}
+
+/** A production process must not run on anything meant only for trying the service out. */
+function assertProductionReady(config: Config): void {
+  if (!config.DATABASE_URL) {
+    throw new ConfigError('Invalid environment variable DATABASE_URL: required when NODE_ENV=production (the embedded database is for development)');
+  }
+  if (config.SESSION_SECRET === DEV_SESSION_SECRET) {
+    throw new ConfigError('Invalid environment variable SESSION_SECRET: the development default cannot be used when NODE_ENV=production');
+  }
+  if (config.TOKEN_SECRET === DEV_TOKEN_SECRET) {
+    throw new ConfigError('Invalid environment variable TOKEN_SECRET: the development default cannot be used when NODE_ENV=production');
+  }
+}

@@ -1,0 +1,34 @@
+import { createDb, type Db } from './knex';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres';
+import { migrateLatest } from './migrator';
+
+export interface Database {
+  db: Db;
+  /** Set when the database is the embedded one this process started. */
+  embedded: EmbeddedPostgres | undefined;
+  close(): Promise<void>;
+}
+
+/**
+ * Connects to DATABASE_URL when given, else starts the embedded database in `embeddedDir`;
+ * either way pending migrations are applied first (unless `migrate: false`).
+ */
+export async function connectDatabase(options: { url?: string; embeddedDir: string; poolMax: number; migrate?: boolean }): Promise<Database> {
+  const embedded = options.url ? undefined : await startEmbeddedPostgres({ dataDir: options.embeddedDir });
+  const db = createDb({ url: options.url ?? embedded!.url, poolMax: options.poolMax });
+  try {
+    if (options.migrate !== false) await migrateLatest(db);
+  } catch (err) {
+    await db.destroy();
+    await embedded?.stop();
+    throw err;
+  }
+  return {
+    db,
+    embedded,
+    async close() {
+      await db.destroy();
+      await embedded?.stop();
+    },
+  };
+}

@@ -1,0 +1,213 @@
+import type { Db } from '../knex';
+import { TABLES, NEXT_UPDATED_AT } from '../tables';
+import { personFieldsOf } from './contacts.queries';
+import { whereContactMatches, type SearchTerm } from '../contact-search';
+import { offsetOf, type PageRequest } from '../pagination';
+import { countLeadsByCounters } from '../lead-totals';
+import type { LeadSortKey } from '../lead-cursor';
+import { newId } from '../../domain/ids';
+import type { LeadStatus } from '../../domain/lead-status';
+
+/** The Lead object of the spec: exactly these 16 fields, always present. */
+export interface Lead {
+  id: string;
+  name: string;
+  phones: string[];
+  emails: string[];
+  primaryPhone: string | null;
+  primaryEmail: string | null;
+  contactId: string;
+  company: string | null;
+  source: string | null;
+  status: LeadStatus;
+  notes: string | null;
+  nextCallAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+  assignedToId: string | null;
+  clientId: string | null;
+}
+
+export interface LeadListFilters {
+  status?: LeadStatus;
+  /** Matched case-insensitively against the contact's name, emails, phones and company. */
+  search?: SearchTerm;
+  /** A member id, or 'unassigned' for leads without one. */
+  assignedToId?: string;
+}
+
+/** Lead columns as stored; contact fields are joined in. */
+export interface LeadFields {
+  status: LeadStatus;
+  source: string | null;
+  notes: string | null;
+  nextCallAt: Date | null;
+  assignedToId: string | null;
+  clientId: string | null;
+}
+
+const SELECT = [
+  'l.id', 'l.contact_id', 'l.status', 'l.source', 'l.notes', 'l.next_call_at', 'l.assigned_to_id', 'l.client_id',
+  'l.created_at', 'l.updated_at', 'c.name', 'c.phones', 'c.emails', 'c.company',
+];
+
+interface LeadRow {
+  id: string;
+  contact_id: string;
+  status: LeadStatus;
+  source: string | null;
+  notes: string | null;
+  next_call_at: Date | null;
+  assigned_to_id: string | null;
+  client_id: string | null;
+  created_at: Date;
+  updated_at: Date;
+  name: string;
+  phones: string[];
+  emails: string[];
+  company: string | null;
+}
+
+function toLead(row: LeadRow): Lead {
+  return {
+    id: row.id,
+    ...personFieldsOf(row),
+    contactId: row.contact_id,
+    source: row.source,
+    status: row.status,
+    notes: row.notes,
+    nextCallAt: row.next_call_at,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    assignedToId: row.assigned_to_id,
+    clientId: row.client_id,
+  };
+}
+
+function leadsWithContacts(db: Db, orgId: string) {
+  return db({ l: TABLES.leads })
+    .join({ c: TABLES.contacts }, function joinContact() {
+      this.on('c.org_id', '=', 'l.org_id').andOn('c.id', '=', 'l.contact_id');
+    })
+    .where('l.org_id', orgId);
+}
+
+function applyFilters(query: ReturnType<typeof leadsWithContacts>, filters: LeadListFilters) {
+  if (filters.status) query.where('l.status', filters.status);
+  if (filters.assignedToId === 'unassigned') query.whereNull('l.assigned_to_id');
+  else if (filters.assignedToId) query.where('l.assigned_to_id', filters.assignedToId);
+  if (filters.search) whereContactMatches(query, 'c', filters.search);
+  return query;
+}
+
+const LIST_ORDER = 'next_call_at asc nulls last, created_at desc, id desc';
+
+/** Where a page starts: a page number (offset), or just after a lead's sort key (keyset). */
+export type ListPosition = PageRequest | { after: LeadSortKey; pageSize: number };
+
+/**
+ * One page of leads in the list's order (next call first, newest first, then id), the exact
+ * total, and the sort key of the page's last lead when more leads follow (else null).
+ * Totals without a search come from the counters; a search counts its matches.
+ */
+export async function list(
+  db: Db,
+  orgId: string,
+  filters: LeadListFilters,
+  position: ListPosition,
+): Promise<{ leads: Lead[]; total: number; next: LeadSortKey | null }> {
+  const total = filters.search
+    ? applyFilters(leadsWithContacts(db, orgId), filters).count<{ n: string }[]>({ n: '*' }).then((r) => Number(r[0]?.n ?? 0))
+    : countLeadsByCounters(db, orgId, filters);
+  const [rows, counted] = await Promise.all([pageRows(db, orgId, filters, position), total]);
+  const leads = rows.slice(0, position.pageSize).map(toLead);
+  const last = leads[leads.length - 1];
+  const next = rows.length > position.pageSize && last ? { nextCallAt: last.nextCallAt, createdAt: last.createdAt, id: last.id } : null;
+  return { leads, total: counted, next };
+}
+
+/** Up to pageSize + 1 rows: the extra one only tells whether another page follows. */
+async function pageRows(db: Db, orgId: string, filters: LeadListFilters, position: ListPosition): Promise<LeadRow[]> {
+  const ordered = (narrow: (q: ReturnType<typeof leadsWithContacts>) => void = () => {}) => {
+    const query = applyFilters(leadsWithContacts(db, orgId), filters).select(SELECT);
+    narrow(query);
+    return query.orderByRaw(`l.${LIST_ORDER.replace(/, /g, ', l.')}`).limit(position.pageSize + 1);
+  };
+  if (!('after' in position)) return (await ordered().offset(offsetOf(position))) as LeadRow[];
+  // Rows after the key, as disjoint ranges that each follow one index in order: the rest of the
+  // key's own next_call_at, later next_call_at values, then leads without a next call. One OR
+  // over them would make PostgreSQL read the index from the workspace's first lead onwards.
+  const { nextCallAt, createdAt, id } = position.after;
+  const sameTimeOlder = (q: ReturnType<typeof leadsWithContacts>) => q.whereRaw('(l.created_at, l.id) < (?, ?)', [createdAt, id]);
+  const parts =
+    nextCallAt === null
+      ? [ordered((q) => sameTimeOlder(q.whereNull('l.next_call_at')))]
+      : [
+          ordered((q) => sameTimeOlder(q.where('l.next_call_at', nextCallAt))),
+          ordered((q) => q.where('l.next_call_at', '>', nextCallAt)),
+          ordered((q) => q.whereNull('l.next_call_at')),
+        ];
+  const union = parts.map(() => '(?)').join(' union all ');
+  const result = await db.raw(`select * from (${union}) p order by ${LIST_ORDER} limit ?`, [...parts, position.pageSize + 1]);
+  return result.rows as LeadRow[];
+}
+
+export async function getById(db: Db, orgId: string, leadId: string): Promise<Lead | undefined> {
+  const row = await leadsWithContacts(db, orgId).select(SELECT).where('l.id', leadId).first();
+  return row ? toLead(row as LeadRow) : undefined;
+}
+
+/** Locks the lead row for the rest of the transaction; answers what an update must check. */
+export async function lockForUpdate(
+  db: Db,
+  orgId: string,
+  leadId: string,
+): Promise<{ contactId: string; status: LeadStatus; updatedAt: Date } | undefined> {
+  const row = await db(TABLES.leads)
+    .select('contact_id', 'status', 'updated_at')
+    .where({ org_id: orgId, id: leadId })
+    .forUpdate()
+    .first();
+  return row ? { contactId: row.contact_id, status: row.status, updatedAt: row.updated_at } : undefined;
+}
+
+export async function insert(db: Db, orgId: string, contactId: string, fields: LeadFields): Promise<string> {
+  const id = newId('lead');
+  await db(TABLES.leads).insert({ org_id: orgId, id, contact_id: contactId, ...toColumns(fields) });
+  return id;
+}
+
+export async function update(db: Db, orgId: string, leadId: string, patch: Partial<LeadFields>): Promise<void> {
+  await db(TABLES.leads)
+    .where({ org_id: orgId, id: leadId })
+    .update({ ...toColumns(patch), updated_at: db.raw(NEXT_UPDATED_AT) });
+}
+
+/** The one write that makes a lead CONVERTED: links the client and records when (for conversion rates). */
+export async function markConverted(db: Db, orgId: string, leadId: string, clientId: string): Promise<void> {
+  await db(TABLES.leads)
+    .where({ org_id: orgId, id: leadId })
+    .update({
+      status: 'CONVERTED' satisfies LeadStatus,
+      client_id: clientId,
+      converted_at: db.raw('clock_timestamp()'),
+      updated_at: db.raw(NEXT_UPDATED_AT),
+    });
+}
+
+/** Answers false when there was no such lead in the workspace. */
+export async function remove(db: Db, orgId: string, leadId: string): Promise<boolean> {
+  const deleted = await db(TABLES.leads).where({ org_id: orgId, id: leadId }).delete();
+  return deleted > 0;
+}
+
+function toColumns(fields: Partial<LeadFields>): Record<string, unknown> {
+  const columns: Record<string, unknown> = {};
+  if (fields.status !== undefined) columns.status = fields.status;
+  if (fields.source !== undefined) columns.source = fields.source;
+  if (fields.notes !== undefined) columns.notes = fields.notes;
+  if (fields.nextCallAt !== undefined) columns.next_call_at = fields.nextCallAt;
+  if (fields.assignedToId !== undefined) columns.assigned_to_id = fields.assignedToId;
+  if (fields.clientId !== undefined) columns.client_id = fields.clientId;
+  return columns;
+}

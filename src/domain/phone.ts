@@ -1,0 +1,35 @@
+import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
+
+/**
+ * A phone number in E.164, or null when it cannot be read as a valid number.
+ * Numbers without a country code are read in the workspace's default region.
+ */
+export function toE164(raw: string, defaultRegion: string): string | null {
+  const parsed = parsePhoneNumberFromString(raw.trim(), defaultRegion as CountryCode);
+  if (!parsed || !parsed.isValid()) return null;
+  return parsed.number;
+}
+
+/** Keeps the first occurrence of each value, in order (so the primary stays first). */
+export function uniqueInOrder(values: string[]): string[] {
+  return [...new Set(values)];
+}
+
+/**
+ * Digit strings a search term should match in stored E.164 numbers, so `020 7946` and `+44 20 7946`
+ * both find +4420794600..: the digits as typed, and without a national trunk prefix of zeros.
+ * Only terms that look like a phone number (digits, spaces, + ( ) . -) with 3 or more digits count.
+ */
+export function phoneSearchDigits(term: string): string[] {
+  if (!/^[\d\s()+.-]+$/.test(term)) return [];
+  const digits = term.replace(/\D/g, '');
+  if (digits.length < 3) return [];
+  const withoutTrunk = digits.replace(/^0+/, '');
+  return withoutTrunk !== digits && withoutTrunk.length >= 3 ? [digits, withoutTrunk] : [digits];
+}
+
+/** A list's `search` input as the queries take it; a blank term is no filter. */
+export function toSearchTerm(raw: string | undefined): { text: string; phoneDigits: string[] } | undefined {
+  const text = raw?.trim();
+  return text ? { text, phoneDigits: phoneSearchDigits(text) } : undefined;
+}

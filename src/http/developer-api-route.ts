@@ -1,0 +1,126 @@
+import express, { type RequestHandler, type Router } from 'express';
+import { z } from 'zod';
+import { AppError } from '../errors/app-error';
+import { fromZodError } from '../errors/zod-issues';
+import { unauthorized } from '../auth/jwt';
+import { authenticateMemberSession, type MemberSession } from '../auth/member-session';
+import { DEVELOPER_API_FEATURE, DEVELOPER_PERMISSION, type MemberAccessReader } from '../auth/developer-access';
+import { issueApiKey } from '../auth/api-keys';
+import { knownScopes } from '../procedures/scopes';
+import * as apiKeysQueries from '../db/queries/api-keys.queries';
+import * as membersQueries from '../db/queries/members.queries';
+import * as orgsQueries from '../db/queries/orgs.queries';
+import type { ApiKeyListing } from '../db/queries/api-keys.queries';
+import type { MemberAccess } from '../db/queries/members.queries';
+import type { Db } from '../db/knex';
+import type { Registry } from '../rpc/registry';
+import type { JwtKeys } from '../auth/secrets';
+import { buildProcedureCatalogue } from './developer-page/procedure-catalogue';
+import { developerPageRouter } from './developer-page/page-route';
+
+const createKeyBody = z.strictObject({
+  name: z.string().trim().min(1, 'give the key a name').max(100),
+  scopes: z.array(z.string()).min(1, 'choose at least one scope'),
+  expiresAt: z.iso.datetime({ offset: true }).nullable().optional(),
+});
+
+/** The listing's fields, picked one by one so a secret or hash can never slip into an answer. */
+function keyView(key: ApiKeyListing) {
+  const { id, name, prefix, scopes, createdAt, expiresAt, lastUsedAt, revokedAt } = key;
+  return { id, name, prefix, scopes, createdAt, expiresAt, lastUsedAt, revokedAt };
+}
+
+/** Changing keys needs DEVELOPER on the member and DEVELOPER_API on the workspace; reading does not. */
+function assertMayManageKeys(access: MemberAccess): void {
+  if (!access.permissions.includes(DEVELOPER_PERMISSION)) {
+    throw new AppError('FORBIDDEN', `This member lacks the ${DEVELOPER_PERMISSION} permission, which creating or revoking keys needs`);
+  }
+  if (!access.org.features.includes(DEVELOPER_API_FEATURE)) {
+    throw new AppError('FORBIDDEN', `This workspace lacks the ${DEVELOPER_API_FEATURE} feature, which creating or revoking keys needs`);
+  }
+}
+
+interface Deps {
+  db: Db;
+  registry: Registry;
+  jwtKeys: JwtKeys;
+  readAccess: MemberAccessReader;
+}
+
+/**
+ * The developer page (`GET /developer`) and its JSON routes under `/developer/api`. Only a member
+ * session opens them (an API key or a test token is 401); keys are made with the CLI's module.
+ */
+export function developerRouter(deps: Deps, bodyLimit: string): Router {
+  const { db } = deps;
+  const catalogue = buildProcedureCatalogue(deps.registry);
+  const router = express.Router({ caseSensitive: true });
+  router.use(developerPageRouter());
+
+  const api = express.Router({ caseSensitive: true });
+  const requireSession: RequestHandler = async (req, res, next) => {
+    const session = authenticateMemberSession(deps.jwtKeys.session, req.headers.authorization);
+    const access = await deps.readAccess(session.orgId, session.memberId);
+    if (!access) throw unauthorized('The member session belongs to a member who no longer exists');
+    res.locals.session = session;
+    res.locals.access = access;
+    // Answers carry key secrets and workspace data: never cached by a browser or a proxy.
+    res.setHeader('Cache-Control', 'no-store');
+    next();
+  };
+  const requireKeyManager: RequestHandler = (_req, res, next) => {
+    assertMayManageKeys(res.locals.access as MemberAccess);
+    next();
+  };
+  const requireJson: RequestHandler = (req, _res, next) => {
+    if (!req.is('application/json')) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as Content-Type: application/json');
+    next();
+  };
+  const sessionOf = (res: express.Response) => res.locals.session as MemberSession;
+
+  api.use(requireSession);
+
+  api.get('/me', async (_req, res) => {
+    const session = sessionOf(res);
+    const access = res.locals.access as MemberAccess;
+    const [member, org] = await Promise.all([membersQueries.getById(db, session.orgId, session.memberId), orgsQueries.getById(db, session.orgId)]);
+    if (!member || !org) throw unauthorized('The member session belongs to a member who no longer exists');
+    res.json({
+      member: { id: member.id, name: member.name, email: member.email, permissions: member.permissions },
+      workspace: { id: org.id, name: org.name, tier: org.tier },
+      developer: access.permissions.includes(DEVELOPER_PERMISSION),
+      developerApi: access.org.features.includes(DEVELOPER_API_FEATURE),
+      sessionExpiresAt: session.expiresAt.toISOString(),
+    });
+  });
+
+  api.get('/keys', async (_req, res) => {
+    const keys = await apiKeysQueries.listByOrg(db, sessionOf(res).orgId);
+    res.json({ keys: keys.map(keyView) });
+  });
+
+  api.post('/keys', requireKeyManager, requireJson, express.json({ limit: bodyLimit }), async (req, res) => {
+    const parsed = createKeyBody.safeParse(req.body);
+    if (!parsed.success) throw fromZodError(parsed.error);
+    const expiresAt = parsed.data.expiresAt ? new Date(parsed.data.expiresAt) : null;
+    if (expiresAt && expiresAt.getTime() <= Date.now()) {
+      throw new AppError('BAD_REQUEST', 'Invalid input: expiresAt: must be in the future', { issues: [{ path: ['expiresAt'], message: 'must be in the future' }] });
+    }
+    const session = sessionOf(res);
+    const issued = await issueApiKey(db, knownScopes(), { orgId: session.orgId, memberId: session.memberId, name: parsed.data.name, scopes: parsed.data.scopes, expiresAt });
+    res.status(201).json({ key: { ...keyView(issued), secret: issued.key } });
+  });
+
+  api.post('/keys/:id/revoke', requireKeyManager, async (req, res) => {
+    const revoked = await apiKeysQueries.revokeInOrg(db, sessionOf(res).orgId, String(req.params.id));
+    if (!revoked) throw new AppError('NOT_FOUND', `No key ${req.params.id} in this workspace`);
+    res.json({ key: keyView(revoked) });
+  });
+
+  api.get('/procedures', (_req, res) => {
+    res.json({ routers: catalogue });
+  });
+
+  router.use('/developer/api', api);
+  return router;
+}

@@ -1,0 +1,39 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { AppError } from '../errors/app-error';
+import { httpStatusOf } from '../errors/error-codes';
+import { toAppError } from '../errors/to-app-error';
+import { encodeError } from '../rpc/envelope';
+import type { Logger } from '../logger';
+
+export const RPC_PREFIX = '/api/v1/rpc';
+
+/** The procedure name in an action path, for the error's `data.path`. */
+export function procedurePathOf(path: string): string | undefined {
+  return path.startsWith(`${RPC_PREFIX}/`) ? path.slice(RPC_PREFIX.length + 1) : undefined;
+}
+
+/**
+ * The one place errors become answers: the tRPC envelope under /api/v1/rpc, the REST body
+ * `{"error":{"code","message","issues"?}}` elsewhere. Unknown errors are logged and answered
+ * with a generic 500 that carries no message, SQL or stack.
+ */
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    const error = toAppError(err);
+    const status = httpStatusOf(error.code);
+    if (status >= 500) logger.error({ err: error.cause ?? err, reqId: res.locals.requestId, path: req.path }, error.message);
+    if (res.headersSent) return;
+    for (const [name, value] of Object.entries(error.headers ?? {})) res.setHeader(name, value);
+    if (req.path === RPC_PREFIX || req.path.startsWith(`${RPC_PREFIX}/`)) {
+      res.status(status).json(encodeError(error, procedurePathOf(req.path)));
+      return;
+    }
+    const body: Record<string, unknown> = { code: error.code, message: error.message };
+    if (error.issues) body.issues = error.issues;
+    res.status(status).json({ error: body });
+  };
+}
+
+export const notFound: RequestHandler = (req) => {
+  throw new AppError('NOT_FOUND', `No route for ${req.method} ${req.path}`);
+};

@@ -1,0 +1,61 @@
+import express, { type Router } from 'express';
+import type { Db } from '../db/knex';
+import type { Logger } from '../logger';
+import { isSchemaCurrent } from '../db/migrator';
+
+type Problem = 'database unreachable' | 'migrations pending';
+
+/** Longer than a healthy round trip by far, shorter than the probe timeouts orchestrators use. */
+const READINESS_TIMEOUT_MS = 2000;
+
+/**
+ * `GET /healthz`: the process answers (no database: a slow database must not get the process
+ * restarted). `GET /readyz`: the database answers and every migration is applied, else 503 with
+ * a fixed reason; the cause goes to the log, never to the answer. No auth, no versions.
+ */
+export function healthRouter(deps: { db: Db; logger: Logger; timeoutMs?: number }): Router {
+  const router = express.Router({ caseSensitive: true });
+  const timeoutMs = deps.timeoutMs ?? READINESS_TIMEOUT_MS;
+  // Migrations only move forward while the process runs: once current, only reachability is asked.
+  let schemaCurrent = false;
+
+  async function findProblem(): Promise<Problem | undefined> {
+    if (schemaCurrent) {
+      await deps.db.raw('select 1');
+      return undefined;
+    }
+    // Asked first because knex's migration listing creates its tables when they are missing,
+    // and a probe must not write to the database.
+    const { rows } = await deps.db.raw<{ rows: { present: boolean }[] }>("select to_regclass('knex_migrations') is not null as present");
+    if (!rows[0]?.present) return 'migrations pending';
+    schemaCurrent = await isSchemaCurrent(deps.db);
+    return schemaCurrent ? undefined : 'migrations pending';
+  }
+
+  router.get('/healthz', (_req, res) => {
+    res.set('Cache-Control', 'no-store').json({ status: 'ok' });
+  });
+
+  router.get('/readyz', async (_req, res) => {
+    res.set('Cache-Control', 'no-store');
+    let problem: Problem | undefined;
+    try {
+      problem = await withTimeout(findProblem(), timeoutMs);
+    } catch (err) {
+      deps.logger.warn({ err }, 'readiness check: database unreachable');
+      problem = 'database unreachable';
+    }
+    if (problem) res.status(503).json({ status: 'unavailable', reason: problem });
+    else res.json({ status: 'ready' });
+  });
+  return router;
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    timer.unref();
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

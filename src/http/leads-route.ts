@@ -1,0 +1,29 @@
+import express, { type Router } from 'express';
+import { assertScope, type Principal } from '../auth/principal';
+import { fromZodError } from '../errors/zod-issues';
+import { invalidInput } from '../errors/app-error';
+import { listLeadsPage } from '../db/leads-page';
+import { leadsListQuery, toLeadListFilters } from '../procedures/leads/lead-list.schema';
+import type { Db } from '../db/knex';
+import { recordPrincipal } from '../observability/request-principal';
+
+/**
+ * `GET /api/v1/leads`: the plain-REST list. Same query module and filters as `leads.getAll`;
+ * plain JSON (dates as ISO strings); no maximum-tier rule, which the spec sets for action endpoints only.
+ */
+export function leadsRouter(deps: { db: Db; authenticate(authorization: string | undefined): Promise<Principal> }): Router {
+  const router = express.Router({ caseSensitive: true });
+  router.get('/api/v1/leads', async (req, res) => {
+    const principal = await deps.authenticate(req.headers.authorization);
+    recordPrincipal(res, principal);
+    assertScope(principal, 'leads.read');
+    const repeated = Object.entries(req.query).filter(([, value]) => typeof value !== 'string');
+    if (repeated.length > 0) {
+      throw invalidInput(repeated.map(([name]) => ({ path: [name], message: 'give this parameter once' })));
+    }
+    const parsed = leadsListQuery.safeParse(req.query);
+    if (!parsed.success) throw fromZodError(parsed.error);
+    res.status(200).json(await listLeadsPage(deps.db, principal.orgId, toLeadListFilters(parsed.data), parsed.data));
+  });
+  return router;
+}

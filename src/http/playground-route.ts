@@ -1,0 +1,63 @@
+import express, { type RequestHandler, type Router } from 'express';
+import { z } from 'zod';
+import { AppError, invalidInput } from '../errors/app-error';
+import { fromZodError } from '../errors/zod-issues';
+import { unauthorized } from '../auth/jwt';
+import { authenticateMemberSession, type MemberSession } from '../auth/member-session';
+import { signPlaygroundToken } from '../auth/playground-token';
+import { assertDeveloperAccess, type MemberAccessReader } from '../auth/developer-access';
+import { knownScopes } from '../procedures/scopes';
+import type { JwtKeys } from '../auth/secrets';
+
+const tokenRequest = z.strictObject({ scopes: z.array(z.string()).min(1, 'ask for at least one scope').optional() });
+
+/** Every exposed read scope: the default, so a first try in the playground cannot change live data. */
+export function defaultPlaygroundScopes(): string[] {
+  return [...knownScopes()].filter((s) => s.endsWith('.read')).sort();
+}
+
+function chooseScopes(body: unknown): string[] {
+  const parsed = tokenRequest.safeParse(body ?? {});
+  if (!parsed.success) throw fromZodError(parsed.error);
+  if (!parsed.data.scopes) return defaultPlaygroundScopes();
+  const known = knownScopes();
+  const unknown = parsed.data.scopes
+    .map((scope, i) => ({ scope, i }))
+    .filter(({ scope }) => !known.has(scope))
+    .map(({ scope, i }) => ({ path: ['scopes', i], message: `unknown scope ${JSON.stringify(scope)}: not required by any exposed procedure` }));
+  if (unknown.length > 0) throw invalidInput(unknown);
+  return [...new Set(parsed.data.scopes)];
+}
+
+/**
+ * `POST /api/v1/playground/token`: a member session gets a one-hour test token for its workspace.
+ * Authentication runs before the body is read, so an anonymous caller learns nothing from a 400.
+ */
+export function playgroundRouter(deps: { jwtKeys: JwtKeys; readAccess: MemberAccessReader }, bodyLimit: string): Router {
+  const router = express.Router({ caseSensitive: true });
+
+  const requireDeveloper: RequestHandler = async (req, res, next) => {
+    const session = authenticateMemberSession(deps.jwtKeys.session, req.headers.authorization);
+    const access = await deps.readAccess(session.orgId, session.memberId);
+    if (!access) throw unauthorized('The member session belongs to a member who no longer exists');
+    assertDeveloperAccess(access);
+    res.locals.session = session;
+    next();
+  };
+
+  // A body of another type would otherwise be ignored and silently yield the default scopes.
+  // (An empty body, `Content-Length: 0`, is no body: it asks for the defaults.)
+  const requireJsonIfBody: RequestHandler = (req, _res, next) => {
+    const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+    if (hasBody && !req.is('application/json')) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as Content-Type: application/json');
+    next();
+  };
+
+  router.post('/api/v1/playground/token', requireDeveloper, requireJsonIfBody, express.json({ limit: bodyLimit }), (req, res) => {
+    const session = res.locals.session as MemberSession;
+    const scopes = chooseScopes(req.body);
+    const issued = signPlaygroundToken(deps.jwtKeys.token, { memberId: session.memberId, orgId: session.orgId, scopes });
+    res.status(200).json({ token: issued.token, expiresAt: issued.expiresAt.toISOString(), scopes });
+  });
+  return router;
+}

@@ -1,0 +1,60 @@
+import express, { type RequestHandler, type Router } from 'express';
+import { toAppError } from '../errors/to-app-error';
+import { dispatch, type DispatchDeps } from '../rpc/dispatch';
+import { encodeResult } from '../rpc/envelope';
+import { RPC_PREFIX, procedurePathOf } from './error-handler';
+import type { Deprecation } from '../rpc/define-procedure';
+import { recordingAuthenticate } from '../observability/request-principal';
+
+/** RFC 9745 `Deprecation` (a structured date) and RFC 8594 `Sunset` (an HTTP date). */
+export function deprecationHeaders(deprecation: Deprecation): Record<string, string> {
+  const headers: Record<string, string> = {
+    Deprecation: `@${Math.floor(Date.parse(deprecation.since) / 1000)}`,
+    Sunset: new Date(deprecation.sunset).toUTCString(),
+  };
+  if (deprecation.replacement) headers.Link = `<${RPC_PREFIX}/${deprecation.replacement}>; rel="successor-version"`;
+  return headers;
+}
+
+/**
+ * Reads the body as raw bytes. An oversized body is answered at once (413 is the first check);
+ * any other reading error (a bad Content-Encoding, say) waits in `res.locals.bodyError` for the
+ * dispatcher, which raises it at the body step, after authentication.
+ */
+function readRawBody(limit: string): RequestHandler {
+  const raw = express.raw({ type: () => true, limit });
+  return (req, res, next) => {
+    raw(req, res, (err?: unknown) => {
+      if (err === undefined) return next();
+      const error = toAppError(err);
+      if (error.code === 'PAYLOAD_TOO_LARGE') return next(error);
+      res.locals.bodyError = error;
+      next();
+    });
+  };
+}
+
+/**
+ * The catch-all for action endpoints: hands each call to the dispatcher and wraps its output in
+ * the envelope. JSON is parsed by the dispatcher, only after the content type is checked.
+ */
+export function rpcRouter(deps: DispatchDeps, bodyLimit: string): Router {
+  const router = express.Router({ caseSensitive: true });
+  router.use(RPC_PREFIX, readRawBody(bodyLimit));
+  router.all([RPC_PREFIX, `${RPC_PREFIX}/*name`], async (req, res) => {
+    // The caller is remembered for the request log, even when a later check refuses the call.
+    const { procedure, output } = await dispatch({ ...deps, authenticate: recordingAuthenticate(deps.authenticate, res) }, {
+      name: procedurePathOf(req.path) ?? '',
+      method: req.method,
+      authorization: req.headers.authorization,
+      contentType: req.headers['content-type'],
+      body: Buffer.isBuffer(req.body) ? req.body : undefined,
+      bodyError: res.locals.bodyError,
+      inputParam: req.query.input,
+      batch: req.query.batch !== undefined,
+    });
+    if (procedure.deprecated) res.set(deprecationHeaders(procedure.deprecated));
+    res.status(200).json(encodeResult(output));
+  });
+  return router;
+}

@@ -1,0 +1,77 @@
+import { once } from 'node:events';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { ConfigError, loadConfig, type Config } from './config';
+import { connectDatabase, type Database } from './db/connect';
+import * as orgsQueries from './db/queries/orgs.queries';
+import { createApp } from './app';
+import { createLogger, type Logger } from './logger';
+import { createGracefulShutdown } from './server/graceful-shutdown';
+import { seedDemo } from '../seeds/01_demo_workspaces';
+import { createCacheInvalidationListener } from './auth/key-invalidation';
+
+/** Starts the service: DATABASE_URL when set, else the embedded database (demo data on first start). */
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const logger = createLogger(config.LOG_LEVEL, { nodeEnv: config.NODE_ENV });
+  const database = await connectDatabase({ url: config.DATABASE_URL, embeddedDir: config.EMBEDDED_DB_DIR, poolMax: config.DB_POOL_MAX });
+  if (database.embedded) await announceDemoKey(database, config, logger);
+
+  // Connects in the background: until its first round trip succeeds, keys get the short TTL. The
+  // embedded database delivers a NOTIFY only to the connection that sent it, so it gets none.
+  const cacheInvalidation = config.DATABASE_URL
+    ? createCacheInvalidationListener({ url: config.DATABASE_URL, db: database.db, logger })
+    : undefined;
+  if (cacheInvalidation) cacheInvalidation.start();
+  else logger.info(`embedded database: verified API keys are trusted for ${config.KEY_CACHE_TTL_MS} ms (no change notifications)`);
+  const server = createApp({ db: database.db, config, logger, cacheInvalidation }).listen(config.PORT, config.HOST);
+  await once(server, 'listening');
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.PORT;
+  logger.info({ port, database: database.embedded ? 'embedded' : 'postgres' }, `listening on http://localhost:${port}`);
+
+  const closeResources = async () => {
+    await cacheInvalidation?.stop();
+    await database.close();
+  };
+  const shutdown = createGracefulShutdown({ server, logger, timeoutMs: config.SHUTDOWN_TIMEOUT_MS, closeResources });
+  // `on`, not `once`: a second signal must reach the handler (which ignores it) rather than Node's
+  // default action, which would kill the process mid-drain.
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(signal, () => void shutdown(signal).then((code) => exitAfterFlush(logger, code)));
+  }
+}
+
+/** The last log lines (shutdown complete, or why not) must reach stdout before the process ends. */
+function exitAfterFlush(logger: Logger, code: number): void {
+  setTimeout(() => process.exit(code), 1000).unref();
+  logger.flush(() => process.exit(code));
+}
+
+/** The embedded database is for trying the service: load the demo on first start and show its key each time. */
+async function announceDemoKey(database: Database, config: Config, logger: Logger): Promise<void> {
+  const keyFile = join(resolve(config.EMBEDDED_DB_DIR), 'demo-key.txt');
+  if ((await orgsQueries.count(database.db)) === 0) {
+    const demo = await seedDemo(database.db);
+    writeFileSync(keyFile, `${demo.key}\n`, { mode: 0o600 });
+  }
+  if (existsSync(keyFile)) {
+    const key = readFileSync(keyFile, 'utf8').trim();
+    logger.info(`demo API key (every scope, workspace "Acme Sales"): ${key}`);
+    logger.info(`try: curl -H "Authorization: Bearer ${key}" "http://localhost:${config.PORT}/api/v1/leads?pageSize=2"`);
+  }
+}
+
+main().catch((err) => {
+  console.error('failed to start:', err instanceof Error ? err.message : err);
+  process.exit(1);
+});

@@ -1,0 +1,33 @@
+import pino, { type DestinationStream, type Logger } from 'pino';
+
+export type { Logger };
+
+export interface LoggerOptions {
+  /** `development` asks for human-readable output (when pino-pretty is installed); anything else is JSON. */
+  nodeEnv?: string;
+  /** Where lines go (stdout by default); tests pass an in-memory stream. */
+  destination?: DestinationStream;
+}
+
+/**
+ * One JSON object per line on stdout, the shape log collectors expect. The request log never
+ * carries headers or bodies; the redaction is a second guard for any future `req` field.
+ */
+export function createLogger(level: string, options: LoggerOptions = {}): Logger {
+  const destination = options.destination ?? (options.nodeEnv === 'development' ? prettyStream() : undefined);
+  return pino({ level, base: undefined, redact: ['req.headers.authorization', 'req.headers.cookie'] }, destination);
+}
+
+/**
+ * pino-pretty is a dev dependency: the production image does not have it, so it is loaded only
+ * if resolvable. Used as an in-process stream (not a transport) so no worker thread is started.
+ */
+function prettyStream(): DestinationStream | undefined {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const pretty = require('pino-pretty') as typeof import('pino-pretty');
+    return pretty.build({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' });
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,68 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Db } from '../db/knex';
+
+/** What the request observer needs; the registry is what /metrics renders. */
+export interface Metrics {
+  registry: Registry;
+  observeRequest(route: string, status: number, seconds: number): void;
+}
+
+/** The part of knex's tarn pool read at scrape time. */
+interface TarnPool {
+  max: number;
+  numUsed(): number;
+  numFree(): number;
+  numPendingAcquires(): number;
+  numPendingCreates(): number;
+}
+
+/**
+ * A registry of its own per app (not prom-client's global one), so several apps in one process,
+ * as in the tests, never register a metric twice. Default process metrics are collected once,
+ * here, when the registry is made.
+ */
+export function createMetrics(db: Db): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'Requests answered, by procedure or route pattern and status',
+    labelNames: ['route', 'status'] as const,
+    registers,
+  });
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from receiving a request to finishing its answer, by procedure or route pattern',
+    labelNames: ['route'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers,
+  });
+  registerPoolGauges(registry, () => (db.client as { pool?: TarnPool }).pool);
+  return {
+    registry,
+    observeRequest(route, status, seconds) {
+      requests.inc({ route, status });
+      duration.observe({ route }, seconds);
+    },
+  };
+}
+
+/** Read when scraped, so requests pay nothing for them; a destroyed pool reads as empty. */
+function registerPoolGauges(registry: Registry, poolOf: () => TarnPool | undefined): void {
+  const gauge = (name: string, help: string, read: (pool: TarnPool) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        const pool = poolOf();
+        this.set(pool ? read(pool) : 0);
+      },
+    });
+  gauge('db_pool_connections_in_use', 'Database connections lent to a query or transaction', (p) => p.numUsed());
+  gauge('db_pool_connections_idle', 'Open database connections waiting in the pool', (p) => p.numFree());
+  gauge('db_pool_acquires_waiting', 'Queries waiting for a connection from the pool', (p) => p.numPendingAcquires());
+  gauge('db_pool_connections_pending', 'Database connections being opened', (p) => p.numPendingCreates());
+  gauge('db_pool_connections_max', 'Largest number of connections the pool opens', (p) => p.max);
+}

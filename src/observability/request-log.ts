@@ -1,0 +1,64 @@
+import { performance } from 'node:perf_hooks';
+import type { Request, RequestHandler, Response } from 'express';
+import type { Logger } from '../logger';
+import type { Metrics } from './metrics';
+import { requestIdFrom } from './request-id';
+import { principalOf } from './request-principal';
+import { pathOf, type RouteLabels } from './route-label';
+
+/** Probes and scrapes arrive every few seconds: logged at debug so they do not drown the rest. */
+const QUIET_ROUTES = new Set(['GET /healthz', 'GET /readyz', 'GET /metrics']);
+
+/** nginx's code for a request whose client went away before any answer was sent. */
+const CLIENT_CLOSED = 499;
+
+interface Deps {
+  logger: Logger;
+  metrics: Metrics;
+  labelsOf(req: Request, path: string): RouteLabels;
+}
+
+/**
+ * Gives every request an id (echoed in X-Request-Id, errors included) and, when its answer is
+ * finished or abandoned, writes exactly one log line and records its metrics. The line names the
+ * path but never the query string, headers, cookies or body. Per request it only stores the id
+ * and start time on res.locals and adds one shared 'close' listener (no closure, no child logger); 'close' fires once per answer.
+ */
+export function requestLog(deps: Deps): RequestHandler {
+  function onClose(this: Response): void {
+    const res = this;
+    const req = res.req;
+    const seconds = (performance.now() - (res.locals.startedAt as number)) / 1000;
+    const status = res.headersSent ? res.statusCode : CLIENT_CLOSED;
+    const path = pathOf(req);
+    const { route, metricRoute } = deps.labelsOf(req, path);
+    deps.metrics.observeRequest(metricRoute, status, seconds);
+    const principal = principalOf(res);
+    const level = status >= 500 ? 'error' : QUIET_ROUTES.has(route) ? 'debug' : 'info';
+    if (!deps.logger.isLevelEnabled(level)) return;
+    deps.logger[level](
+      {
+        reqId: res.locals.requestId,
+        method: req.method,
+        route,
+        path,
+        status,
+        durationMs: Math.round(seconds * 1e6) / 1e3,
+        orgId: principal?.orgId,
+        keyId: principal?.id,
+        authKind: principal?.kind,
+        aborted: res.writableFinished ? undefined : true,
+      },
+      'request',
+    );
+  }
+
+  return (req, res, next) => {
+    const id = requestIdFrom(req.headers['x-request-id']);
+    res.locals.requestId = id;
+    res.locals.startedAt = performance.now();
+    res.setHeader('X-Request-Id', id);
+    res.on('close', onClose);
+    next();
+  };
+}

@@ -1,0 +1,59 @@
+import type { AnyProcedure } from '../rpc/registry';
+import { acceptsNoInput } from './json-schema';
+import { ref, requestEnvelope } from './envelopes';
+import { rpcErrorResponses } from './errors';
+
+export const RPC_PATH_PREFIX = '/api/v1/rpc';
+
+/** The component name of a procedure's input schema. */
+export const inputSchemaName = (procedure: AnyProcedure): string => `${procedure.name}.input`;
+
+function describe(procedure: AnyProcedure): string {
+  const lines = [procedure.description, '', `**Required scope:** \`${procedure.scope}\``];
+  const d = procedure.deprecated;
+  if (d) {
+    const instead = d.replacement ? `; use \`${d.replacement}\` instead` : '';
+    lines.push('', `**Deprecated** since ${d.since}; stops answering on ${d.sunset}${instead}.`);
+  }
+  return lines.join('\n');
+}
+
+/**
+ * One action endpoint: a read takes its envelope in the `input` query parameter (URL-encoded
+ * JSON), a write in the body; both answer the tRPC envelopes.
+ */
+export function procedureOperation(procedure: AnyProcedure): Record<string, unknown> {
+  const envelope = requestEnvelope(ref(inputSchemaName(procedure)));
+  const operation: Record<string, unknown> = {
+    operationId: procedure.name,
+    summary: procedure.description,
+    description: describe(procedure),
+    tags: [procedure.name.split('.')[0]],
+    security: [{ bearerAuth: [procedure.scope] }],
+    'x-required-scope': procedure.scope,
+    responses: {
+      '200': { description: 'Success: the output in the envelope.', content: { 'application/json': { schema: ref('RpcSuccess') } } },
+      ...rpcErrorResponses(procedure.method),
+    },
+  };
+  if (procedure.method === 'GET') {
+    const optional = acceptsNoInput(procedure.input);
+    operation.parameters = [
+      {
+        name: 'input',
+        in: 'query',
+        required: !optional,
+        description: `The input as URL-encoded JSON \`{"json": <input>}\`${optional ? '; may be left out' : ''}.`,
+        content: { 'application/json': { schema: envelope, ...(optional ? { example: { json: {} } } : {}) } },
+      },
+    ];
+  } else {
+    operation.requestBody = { required: true, content: { 'application/json': { schema: envelope } } };
+  }
+  if (procedure.deprecated) {
+    operation.deprecated = true;
+    operation['x-sunset'] = procedure.deprecated.sunset;
+    if (procedure.deprecated.replacement) operation['x-replacement'] = procedure.deprecated.replacement;
+  }
+  return operation;
+}

@@ -1,0 +1,16 @@
+import type { ApiKeyListing } from '../../db/queries/api-keys.queries';
+
+/** A key as the app shows it: the workspace is implied, the secret and its hash never appear. */
+export function toKeyListing(key: ApiKeyListing) {
+  return {
+    id: key.id,
+    name: key.name,
+    prefix: key.prefix,
+    scopes: key.scopes,
+    memberId: key.memberId,
+    createdAt: key.createdAt,
+    expiresAt: key.expiresAt,
+    revokedAt: key.revokedAt,
+    lastUsedAt: key.lastUsedAt,
+  };
+}

@@ -1,0 +1,17 @@
+import { z } from 'zod';
+import { defineProcedure } from '../../rpc/define-procedure';
+import * as apiKeysQueries from '../../db/queries/api-keys.queries';
+import { toKeyListing } from './key-listing';
+
+export const apiKeysList = defineProcedure({
+  name: 'apiKeys.list',
+  method: 'GET',
+  scope: 'apiKeys.read',
+  // Key management belongs to the developer page of the app: a key must not mint or list keys.
+  exposed: false,
+  description: "The workspace's API keys, newest first: prefixes and scopes, never secrets (app only).",
+  input: z.strictObject({}).optional(),
+  async handler({ ctx }) {
+    return (await apiKeysQueries.listByOrg(ctx.db, ctx.orgId)).map(toKeyListing);
+  },
+});

@@ -1,0 +1,26 @@
+import { z } from 'zod';
+import { defineProcedure } from '../../rpc/define-procedure';
+import * as clientsQueries from '../../db/queries/clients.queries';
+import { AppError } from '../../errors/app-error';
+import { idField } from '../shared/fields';
+import { notInWorkspace } from '../shared/references';
+
+export const clientsDelete = defineProcedure({
+  name: 'clients.delete',
+  method: 'POST',
+  scope: 'clients.delete',
+  exposed: true,
+  description: 'Deletes a client without invoices (409 otherwise); its leads and tasks keep their fields and lose the link.',
+  input: z.strictObject({ id: idField }),
+  async handler({ ctx, input }) {
+    return ctx.db.transaction(async (trx) => {
+      // The lock makes the check and the delete one step: an invoice being created for the client waits for it.
+      if (!(await clientsQueries.lockForUpdate(trx, ctx.orgId, input.id))) throw notInWorkspace('clients', input.id);
+      if (await clientsQueries.hasInvoices(trx, ctx.orgId, input.id)) {
+        throw new AppError('CONFLICT', `Client ${JSON.stringify(input.id)} has invoices: an invoiced client cannot be deleted`);
+      }
+      await clientsQueries.remove(trx, ctx.orgId, input.id);
+      return { id: input.id, deleted: true as const };
+    });
+  },
+});

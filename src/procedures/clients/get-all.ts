@@ -1,0 +1,18 @@
+import { defineProcedure } from '../../rpc/define-procedure';
+import * as clientsQueries from '../../db/queries/clients.queries';
+import { toPage } from '../../db/pagination';
+import { clientsGetAllInput, toClientListFilters } from './client.schema';
+
+export const clientsGetAll = defineProcedure({
+  name: 'clients.getAll',
+  method: 'GET',
+  scope: 'clients.read',
+  exposed: true,
+  description: 'A page of clients, newest first, optionally searched by name, company, email or phone.',
+  input: clientsGetAllInput,
+  async handler({ ctx, input }) {
+    const page = { page: input.page, pageSize: input.pageSize };
+    const { clients, total } = await clientsQueries.list(ctx.db, ctx.orgId, toClientListFilters(input), page);
+    return toPage(clients, total, page);
+  },
+});

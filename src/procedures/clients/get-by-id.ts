@@ -1,0 +1,19 @@
+import { z } from 'zod';
+import { defineProcedure } from '../../rpc/define-procedure';
+import * as clientsQueries from '../../db/queries/clients.queries';
+import { idField } from '../shared/fields';
+import { notInWorkspace } from '../shared/references';
+
+export const clientsGetById = defineProcedure({
+  name: 'clients.getById',
+  method: 'GET',
+  scope: 'clients.read',
+  exposed: true,
+  description: 'One client by id.',
+  input: z.strictObject({ id: idField }),
+  async handler({ ctx, input }) {
+    const client = await clientsQueries.getById(ctx.db, ctx.orgId, input.id);
+    if (!client) throw notInWorkspace('clients', input.id);
+    return client;
+  },
+});

@@ -1,0 +1,7 @@
+import { clientsGetAll } from './get-all';
+import { clientsGetById } from './get-by-id';
+import { clientsCreate } from './create';
+import { clientsUpdate } from './update';
+import { clientsDelete } from './delete';
+
+export const clientsProcedures = [clientsGetAll, clientsGetById, clientsCreate, clientsUpdate, clientsDelete] as const;

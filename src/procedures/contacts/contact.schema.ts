@@ -1,0 +1,20 @@
+import { z } from 'zod';
+import { toSearchTerm } from '../../domain/phone';
+import type { ContactListFilters } from '../../db/queries/contacts.queries';
+import { emailField, phoneField, requiredText, text } from '../shared/fields';
+import { pageFields } from '../shared/pagination.schema';
+
+/** The contact's own fields, as `contacts.create` and `contacts.update` take them (the same bounds as a lead's). */
+export const contactFields = {
+  name: requiredText(200),
+  phones: z.array(phoneField).max(20),
+  emails: z.array(emailField).max(20),
+  company: text(200).nullable(),
+};
+
+export const contactsGetAllInput = z.strictObject({ search: text(200).optional(), ...pageFields }).prefault({});
+
+/** A blank search is no filter; a phone-like term also matches the digits of stored numbers. */
+export function toContactListFilters(input: { search?: string }): ContactListFilters {
+  return { search: toSearchTerm(input.search) };
+}

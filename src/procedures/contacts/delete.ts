@@ -1,0 +1,26 @@
+import { z } from 'zod';
+import { defineProcedure } from '../../rpc/define-procedure';
+import * as contactsQueries from '../../db/queries/contacts.queries';
+import { AppError } from '../../errors/app-error';
+import { idField } from '../shared/fields';
+import { notInWorkspace } from '../shared/references';
+
+export const contactsDelete = defineProcedure({
+  name: 'contacts.delete',
+  method: 'POST',
+  scope: 'contacts.delete',
+  exposed: true,
+  description: 'Deletes a contact no lead uses (409 otherwise); clients linked to it keep their fields and lose the link.',
+  input: z.strictObject({ id: idField }),
+  async handler({ ctx, input }) {
+    return ctx.db.transaction(async (trx) => {
+      // The lock makes the check and the delete one step against a racing reference to the contact.
+      if (!(await contactsQueries.lockForUpdate(trx, ctx.orgId, input.id))) throw notInWorkspace('contacts', input.id);
+      if (await contactsQueries.isUsedByLead(trx, ctx.orgId, input.id)) {
+        throw new AppError('CONFLICT', `Contact ${JSON.stringify(input.id)} is used by a lead: delete the lead first`);
+      }
+      await contactsQueries.remove(trx, ctx.orgId, input.id);
+      return { id: input.id, deleted: true as const };
+    });
+  },
+});

@@ -1,0 +1,18 @@
+import { defineProcedure } from '../../rpc/define-procedure';
+import * as contactsQueries from '../../db/queries/contacts.queries';
+import { toPage } from '../../db/pagination';
+import { contactsGetAllInput, toContactListFilters } from './contact.schema';
+
+export const contactsGetAll = defineProcedure({
+  name: 'contacts.getAll',
+  method: 'GET',
+  scope: 'contacts.read',
+  exposed: true,
+  description: 'A page of contacts, newest first, optionally searched by name, email, phone or company.',
+  input: contactsGetAllInput,
+  async handler({ ctx, input }) {
+    const page = { page: input.page, pageSize: input.pageSize };
+    const { contacts, total } = await contactsQueries.list(ctx.db, ctx.orgId, toContactListFilters(input), page);
+    return toPage(contacts, total, page);
+  },
+});

@@ -1,0 +1,19 @@
+import { z } from 'zod';
+import { defineProcedure } from '../../rpc/define-procedure';
+import * as contactsQueries from '../../db/queries/contacts.queries';
+import { idField } from '../shared/fields';
+import { notInWorkspace } from '../shared/references';
+
+export const contactsGetById = defineProcedure({
+  name: 'contacts.getById',
+  method: 'GET',
+  scope: 'contacts.read',
+  exposed: true,
+  description: 'One contact by id.',
+  input: z.strictObject({ id: idField }),
+  async handler({ ctx, input }) {
+    const contact = await contactsQueries.getById(ctx.db, ctx.orgId, input.id);
+    if (!contact) throw notInWorkspace('contacts', input.id);
+    return contact;
+  },
+});

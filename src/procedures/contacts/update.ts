@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { defineProcedure } from '../../rpc/define-procedure';
+import * as contactsQueries from '../../db/queries/contacts.queries';
+import { uniqueInOrder } from '../../domain/phone';
+import { idField } from '../shared/fields';
+import { normalisePhones, phonesAt } from '../shared/phones';
+import { notInWorkspace } from '../shared/references';
+import { assertUnchangedSince, expectedUpdatedAtField } from '../shared/concurrency';
+import { contactFields } from './contact.schema';
+
+/** Absent means unchanged; `company: null` clears it; `phones: []` / `emails: []` remove them all. */
+export const contactsUpdateInput = z.strictObject({
+  id: idField,
+  name: contactFields.name.optional(),
+  phones: contactFields.phones.optional(),
+  emails: contactFields.emails.optional(),
+  company: contactFields.company.optional(),
+  expectedUpdatedAt: expectedUpdatedAtField,
+});
+
+export const contactsUpdate = defineProcedure({
+  name: 'contacts.update',
+  method: 'POST',
+  scope: 'contacts.update',
+  exposed: true,
+  description: 'Changes the given fields of a contact (and so of its leads); absent fields stay, null clears company.',
+  input: contactsUpdateInput,
+  async handler({ ctx, input }) {
+    const phones = input.phones && normalisePhones(phonesAt('phones', input.phones), ctx.org.phoneRegion);
+    const patch = { name: input.name, phones, emails: input.emails && uniqueInOrder(input.emails), company: input.company };
+    return ctx.db.transaction(async (trx) => {
+      const current = await contactsQueries.lockForUpdate(trx, ctx.orgId, input.id);
+      if (!current) throw notInWorkspace('contacts', input.id);
+      assertUnchangedSince('contact', current.updatedAt, input.expectedUpdatedAt);
+      await contactsQueries.update(trx, ctx.orgId, input.id, withoutUndefined(patch));
+      return (await contactsQueries.getById(trx, ctx.orgId, input.id))!;
+    });
+  },
+});
+
+function withoutUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

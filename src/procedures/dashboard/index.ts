@@ -1,0 +1,3 @@
+import { dashboardGetLeadStats } from './get-lead-stats';
+
+export const dashboardProcedures = [dashboardGetLeadStats] as const;

@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { defineProcedure } from '../../rpc/define-procedure';
+import * as invoicesQueries from '../../db/queries/invoices.queries';
+import { idField } from '../shared/fields';
+import { assertInWorkspace } from '../shared/references';
+import { currencyField, dueDateField, itemsField } from './invoice-fields';
+
+export const invoicesCreateInput = z.strictObject({
+  clientId: idField,
+  currency: currencyField,
+  dueDate: dueDateField,
+  items: itemsField,
+});
+
+export const invoicesCreate = defineProcedure({
+  name: 'invoices.create',
+  method: 'POST',
+  scope: 'invoices.create',
+  exposed: true,
+  description: 'Creates a DRAFT invoice for a client with its line items; the server computes the totals.',
+  input: invoicesCreateInput,
+  async handler({ ctx, input }) {
+    return ctx.db.transaction(async (trx) => {
+      await assertInWorkspace(trx, 'clients', ctx.orgId, input.clientId, 'clientId');
+      const id = await invoicesQueries.insert(trx, ctx.orgId, {
+        clientId: input.clientId,
+        currency: input.currency,
+        dueDate: input.dueDate,
+      });
+      await invoicesQueries.replaceItems(trx, ctx.orgId, id, input.items);
+      return (await invoicesQueries.getById(trx, ctx.orgId, id))!;
+    });
+  },
+});

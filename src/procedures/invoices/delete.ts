@@ -1,0 +1,24 @@
+import { z } from 'zod';
+import { defineProcedure } from '../../rpc/define-procedure';
+import * as invoicesQueries from '../../db/queries/invoices.queries';
+import { assertInvoiceTransition } from '../../domain/invoice-status';
+import { idField } from '../shared/fields';
+import { invoiceNotFound } from './invoice-fields';
+
+export const invoicesDelete = defineProcedure({
+  name: 'invoices.delete',
+  method: 'POST',
+  scope: 'invoices.delete',
+  exposed: true,
+  description: 'Deletes a DRAFT invoice and its line items; a sent invoice is voided instead.',
+  input: z.strictObject({ id: idField }),
+  async handler({ ctx, input }) {
+    return ctx.db.transaction(async (trx) => {
+      const current = await invoicesQueries.lockForUpdate(trx, ctx.orgId, input.id);
+      if (!current) throw invoiceNotFound(input.id);
+      assertInvoiceTransition(current.status, 'delete');
+      await invoicesQueries.remove(trx, ctx.orgId, input.id);
+      return { id: input.id, deleted: true as const };
+    });
+  },
+});

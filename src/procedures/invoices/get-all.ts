@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { defineProcedure } from '../../rpc/define-procedure';
+import * as invoicesQueries from '../../db/queries/invoices.queries';
+import { toPage } from '../../db/pagination';
+import { INVOICE_STATUSES } from '../../domain/invoice-status';
+import { idField } from '../shared/fields';
+import { pageFields } from '../shared/pagination.schema';
+
+export const invoicesGetAllInput = z
+  .strictObject({
+    status: z.enum(INVOICE_STATUSES).optional(),
+    // Another workspace's client simply matches nothing: an empty page, never a 404 that would confirm it exists.
+    clientId: idField.optional(),
+    ...pageFields,
+  })
+  .prefault({});
+
+export const invoicesGetAll = defineProcedure({
+  name: 'invoices.getAll',
+  method: 'GET',
+  scope: 'invoices.read',
+  exposed: true,
+  description: 'A page of invoices, newest first, each with its line items and totals in minor units.',
+  input: invoicesGetAllInput,
+  async handler({ ctx, input }) {
+    const page = { page: input.page, pageSize: input.pageSize };
+    const filters = { status: input.status, clientId: input.clientId };
+    const { invoices, total } = await invoicesQueries.list(ctx.db, ctx.orgId, filters, page);
+    return toPage(invoices, total, page);
+  },
+});

@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { defineProcedure } from '../../rpc/define-procedure';
+import * as invoicesQueries from '../../db/queries/invoices.queries';
+import { assertInvoiceTransition } from '../../domain/invoice-status';
+import { idField } from '../shared/fields';
+import { assertInWorkspace } from '../shared/references';
+import { assertUnchangedSince, expectedUpdatedAtField } from '../shared/concurrency';
+import { currencyField, dueDateField, invoiceNotFound, itemsField } from './invoice-fields';
+
+/** Absent means unchanged; `items`, when given, replaces every line. */
+export const invoicesUpdateInput = z.strictObject({
+  id: idField,
+  clientId: idField.optional(),
+  currency: currencyField.optional(),
+  dueDate: dueDateField.optional(),
+  items: itemsField.optional(),
+  expectedUpdatedAt: expectedUpdatedAtField,
+});
+
+export const invoicesUpdate = defineProcedure({
+  name: 'invoices.update',
+  method: 'POST',
+  scope: 'invoices.update',
+  exposed: true,
+  description: 'Changes a DRAFT invoice: client, currency, due date, or all its line items at once.',
+  input: invoicesUpdateInput,
+  async handler({ ctx, input }) {
+    return ctx.db.transaction(async (trx) => {
+      const current = await invoicesQueries.lockForUpdate(trx, ctx.orgId, input.id);
+      if (!current) throw invoiceNotFound(input.id);
+      assertInvoiceTransition(current.status, 'update');
+      assertUnchangedSince('invoice', current.updatedAt, input.expectedUpdatedAt);
+      if (input.clientId) await assertInWorkspace(trx, 'clients', ctx.orgId, input.clientId, 'clientId');
+      await invoicesQueries.update(trx, ctx.orgId, input.id, {
+        clientId: input.clientId,
+        currency: input.currency,
+        dueDate: input.dueDate,
+      });
+      if (input.items) await invoicesQueries.replaceItems(trx, ctx.orgId, input.id, input.items);
+      return (await invoicesQueries.getById(trx, ctx.orgId, input.id))!;
+    });
+  },
+});

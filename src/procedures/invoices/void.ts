@@ -1,0 +1,16 @@
+import { z } from 'zod';
+import { defineProcedure } from '../../rpc/define-procedure';
+import { idField } from '../shared/fields';
+import { changeInvoiceStatus } from './change-status';
+
+export const invoicesVoid = defineProcedure({
+  name: 'invoices.void',
+  method: 'POST',
+  scope: 'invoices.update',
+  exposed: true,
+  description: 'Voids a DRAFT or SENT invoice (voidedAt now); a PAID invoice cannot be voided.',
+  input: z.strictObject({ id: idField }),
+  handler({ ctx, input }) {
+    return changeInvoiceStatus(ctx, input.id, 'void', { voidedAt: 'now' });
+  },
+});

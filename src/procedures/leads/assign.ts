@@ -1,0 +1,28 @@
+import { z } from 'zod';
+import { defineProcedure } from '../../rpc/define-procedure';
+import * as leadsQueries from '../../db/queries/leads.queries';
+import { idField } from '../shared/fields';
+import { assertMemberInWorkspace, notInWorkspace } from '../shared/references';
+
+export const leadsAssignInput = z.strictObject({
+  id: idField,
+  /** A member of the workspace, or null to leave the lead unassigned. */
+  assignedToId: idField.nullable(),
+});
+
+export const leadsAssign = defineProcedure({
+  name: 'leads.assign',
+  method: 'POST',
+  scope: 'leads.update',
+  exposed: true,
+  description: 'Gives a lead to a member of the workspace, or unassigns it with null.',
+  input: leadsAssignInput,
+  async handler({ ctx, input }) {
+    return ctx.db.transaction(async (trx) => {
+      if (!(await leadsQueries.lockForUpdate(trx, ctx.orgId, input.id))) throw notInWorkspace('leads', input.id);
+      if (input.assignedToId) await assertMemberInWorkspace(trx, ctx.orgId, input.assignedToId, 'assignedToId');
+      await leadsQueries.update(trx, ctx.orgId, input.id, { assignedToId: input.assignedToId });
+      return (await leadsQueries.getById(trx, ctx.orgId, input.id))!;
+    });
+  },
+});

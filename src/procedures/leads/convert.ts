@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { defineProcedure } from '../../rpc/define-procedure';
+import * as leadsQueries from '../../db/queries/leads.queries';
+import * as clientsQueries from '../../db/queries/clients.queries';
+import type { Db } from '../../db/knex';
+import { assertCanConvert } from '../../domain/lead-status';
+import { idField } from '../shared/fields';
+import { notInWorkspace } from '../shared/references';
+
+export const leadsConvertInput = z.strictObject({
+  id: idField,
+  /** An existing client to link; without it the lead's linked client, or a new one from its contact. */
+  clientId: idField.optional(),
+});
+
+export const leadsConvert = defineProcedure({
+  name: 'leads.convert',
+  method: 'POST',
+  scope: 'leads.update',
+  exposed: true,
+  description: 'Converts a lead: links the given client or creates one from its contact, and sets CONVERTED (final).',
+  input: leadsConvertInput,
+  async handler({ ctx, input }) {
+    return ctx.db.transaction(async (trx) => {
+      const current = await leadsQueries.lockForUpdate(trx, ctx.orgId, input.id);
+      if (!current) throw notInWorkspace('leads', input.id);
+      assertCanConvert(current.status);
+      const lead = (await leadsQueries.getById(trx, ctx.orgId, input.id))!;
+      const client = await clientFor(trx, ctx.orgId, lead, input.clientId);
+      await leadsQueries.markConverted(trx, ctx.orgId, lead.id, client.id);
+      return { lead: (await leadsQueries.getById(trx, ctx.orgId, lead.id))!, client };
+    });
+  },
+});
+
+async function clientFor(trx: Db, orgId: string, lead: leadsQueries.Lead, clientId: string | undefined): Promise<clientsQueries.Client> {
+  const linkedId = clientId ?? lead.clientId;
+  if (linkedId) {
+    const client = await clientsQueries.getById(trx, orgId, linkedId);
+    if (client) return client;
+    // A lead's own link cannot dangle (the foreign key clears it), so only a given id gets here.
+    throw notInWorkspace('clients', linkedId, 'clientId');
+  }
+  return clientsQueries.insert(trx, orgId, {
+    name: lead.name,
+    contactId: lead.contactId,
+    company: lead.company,
+    email: lead.primaryEmail,
+    phone: lead.primaryPhone,
+    notes: null,
+  });
+}

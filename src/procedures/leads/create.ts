@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { defineProcedure } from '../../rpc/define-procedure';
+import * as leadsQueries from '../../db/queries/leads.queries';
+import * as contactsQueries from '../../db/queries/contacts.queries';
+import { INITIAL_LEAD_STATUSES } from '../../domain/lead-status';
+import { uniqueInOrder } from '../../domain/phone';
+import { dateTimeField, emailField, idField, phoneField, requiredText, text } from '../shared/fields';
+import { assertMemberInWorkspace } from '../shared/references';
+import { normalisePhones, phonesAt } from '../shared/phones';
+
+export const leadsCreateInput = z.strictObject({
+  name: requiredText(200),
+  /** The primary phone; `phones` adds more. */
+  phone: phoneField,
+  email: emailField.optional(),
+  phones: z.array(phoneField).max(20).optional(),
+  emails: z.array(emailField).max(20).optional(),
+  company: text(200).nullable().optional(),
+  source: text(200).nullable().optional(),
+  notes: text(10_000).nullable().optional(),
+  status: z.enum(INITIAL_LEAD_STATUSES).optional(),
+  nextCallAt: dateTimeField.nullable().optional(),
+  assignedToId: idField.nullable().optional(),
+});
+
+export const leadsCreate = defineProcedure({
+  name: 'leads.create',
+  method: 'POST',
+  scope: 'leads.create',
+  exposed: true,
+  description: 'Creates a lead and its contact; phones are stored in E.164, emails lowercased.',
+  input: leadsCreateInput,
+  async handler({ ctx, input }) {
+    const phones = normalisePhones(
+      [{ value: input.phone, path: ['phone'] }, ...phonesAt('phones', input.phones ?? [])],
+      ctx.org.phoneRegion,
+    );
+    const emails = uniqueInOrder([...(input.email ? [input.email] : []), ...(input.emails ?? [])]);
+    return ctx.db.transaction(async (trx) => {
+      if (input.assignedToId) await assertMemberInWorkspace(trx, ctx.orgId, input.assignedToId, 'assignedToId');
+      const contactId = await contactsQueries.insert(trx, ctx.orgId, {
+        name: input.name,
+        phones,
+        emails,
+        company: input.company ?? null,
+      });
+      const leadId = await leadsQueries.insert(trx, ctx.orgId, contactId, {
+        status: input.status ?? 'NOT_CONTACTED',
+        source: input.source ?? null,
+        notes: input.notes ?? null,
+        nextCallAt: input.nextCallAt ?? null,
+        assignedToId: input.assignedToId ?? null,
+        clientId: null,
+      });
+      return (await leadsQueries.getById(trx, ctx.orgId, leadId))!;
+    });
+  },
+});

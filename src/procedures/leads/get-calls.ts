@@ -1,0 +1,26 @@
+import { z } from 'zod';
+import { defineProcedure } from '../../rpc/define-procedure';
+import { notInWorkspace } from '../shared/references';
+import * as leadCallsQueries from '../../db/queries/lead-calls.queries';
+import { existsInWorkspace } from '../../db/queries/references.queries';
+import { toPage } from '../../db/pagination';
+import { idField } from '../shared/fields';
+import { pageFields } from '../shared/pagination.schema';
+
+export const leadsGetCallsInput = z.strictObject({ id: idField, ...pageFields });
+
+export const leadsGetCalls = defineProcedure({
+  name: 'leads.getCalls',
+  method: 'GET',
+  scope: 'leads.read',
+  exposed: true,
+  description: "A page of a lead's call history, newest first.",
+  input: leadsGetCallsInput,
+  async handler({ ctx, input }) {
+    // A lead without calls is an empty page; one not in the workspace is a 404, never an empty page.
+    if (!(await existsInWorkspace(ctx.db, 'leads', ctx.orgId, input.id))) throw notInWorkspace('leads', input.id);
+    const page = { page: input.page, pageSize: input.pageSize };
+    const { calls, total } = await leadCallsQueries.listForLead(ctx.db, ctx.orgId, input.id, page);
+    return toPage(calls, total, page);
+  },
+});

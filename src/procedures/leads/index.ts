@@ -1,0 +1,21 @@
+import { leadsGetAll } from './get-all';
+import { leadsGetById } from './get-by-id';
+import { leadsCreate } from './create';
+import { leadsUpdate } from './update';
+import { leadsDelete } from './delete';
+import { leadsAssign } from './assign';
+import { leadsLogCall } from './log-call';
+import { leadsConvert } from './convert';
+import { leadsGetCalls } from './get-calls';
+
+export const leadsProcedures = [
+  leadsGetAll,
+  leadsGetById,
+  leadsCreate,
+  leadsUpdate,
+  leadsDelete,
+  leadsAssign,
+  leadsLogCall,
+  leadsConvert,
+  leadsGetCalls,
+] as const;

@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { LEAD_STATUSES } from '../../domain/lead-status';
+import { toSearchTerm } from '../../domain/phone';
+import type { LeadListFilters } from '../../db/queries/leads.queries';
+import { idField, text } from '../shared/fields';
+import { pageFields, queryPageFields } from '../shared/pagination.schema';
+
+/** Filters shared by `leads.getAll` and `GET /api/v1/leads`. */
+const filterFields = {
+  status: z.enum(LEAD_STATUSES).optional(),
+  search: text(200).optional(),
+  assignedToId: idField.optional(),
+  /** `pagination.nextCursor` of the previous page: a keyset walk instead of page numbers. */
+  cursor: text(1000).min(1, 'must not be empty').optional(),
+};
+
+/** `page` has no default here: leaving it out is what allows a cursor (page 1 is applied later). */
+function eitherPageOrCursor(value: { page?: number; cursor?: string }, ctx: z.RefinementCtx): void {
+  if (value.page !== undefined && value.cursor !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['cursor'], message: 'give either cursor or page, not both' });
+  }
+}
+
+export const leadsGetAllInput = z
+  .strictObject({ ...filterFields, page: pageFields.page.unwrap().optional(), pageSize: pageFields.pageSize })
+  .superRefine(eitherPageOrCursor)
+  .prefault({});
+
+/** The REST list's query string: the same filters, page numbers parsed from text. */
+export const leadsListQuery = z
+  .strictObject({ ...filterFields, page: queryPageFields.page.unwrap().optional(), pageSize: queryPageFields.pageSize })
+  .superRefine(eitherPageOrCursor);
+
+export type LeadsListInput = z.output<typeof leadsGetAllInput>;
+
+/** Maps validated input to the query module's filters; a blank search is no filter. */
+export function toLeadListFilters(input: Pick<LeadsListInput, 'status' | 'search' | 'assignedToId'>): LeadListFilters {
+  return {
+    status: input.status,
+    assignedToId: input.assignedToId,
+    search: toSearchTerm(input.search),
+  };
+}

@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import { defineProcedure } from '../../rpc/define-procedure';
+import { notInWorkspace } from '../shared/references';
+import * as leadsQueries from '../../db/queries/leads.queries';
+import * as leadCallsQueries from '../../db/queries/lead-calls.queries';
+import { CALL_OUTCOMES, assertCallCanBeLogged } from '../../domain/lead-status';
+import { dateTimeField, idField, text } from '../shared/fields';
+
+export const leadsLogCallInput = z.strictObject({
+  id: idField,
+  outcome: z.enum(CALL_OUTCOMES),
+  notes: text(10_000).nullable().optional(),
+  /** When to call next; absent or null clears the lead's next call. */
+  nextCallAt: dateTimeField.nullable().optional(),
+});
+
+export const leadsLogCall = defineProcedure({
+  name: 'leads.logCall',
+  method: 'POST',
+  scope: 'leads.update',
+  exposed: true,
+  description: "Records a call attempt, sets the lead's status to its outcome and its next call (absent clears it).",
+  input: leadsLogCallInput,
+  async handler({ ctx, input }) {
+    const nextCallAt = input.nextCallAt ?? null;
+    return ctx.db.transaction(async (trx) => {
+      const current = await leadsQueries.lockForUpdate(trx, ctx.orgId, input.id);
+      if (!current) throw notInWorkspace('leads', input.id);
+      assertCallCanBeLogged(current.status, input.outcome);
+      const call = await leadCallsQueries.insert(trx, ctx.orgId, {
+        leadId: input.id,
+        outcome: input.outcome,
+        notes: input.notes ?? null,
+        nextCallAt,
+        loggedBy: ctx.actor.id,
+      });
+      await leadsQueries.update(trx, ctx.orgId, input.id, { status: input.outcome, nextCallAt });
+      return { call, lead: (await leadsQueries.getById(trx, ctx.orgId, input.id))! };
+    });
+  },
+});

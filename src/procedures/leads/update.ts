@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { defineProcedure } from '../../rpc/define-procedure';
+import * as leadsQueries from '../../db/queries/leads.queries';
+import * as contactsQueries from '../../db/queries/contacts.queries';
+import { LEAD_STATUSES, assertStatusChangeAllowed } from '../../domain/lead-status';
+import { uniqueInOrder } from '../../domain/phone';
+import { dateTimeField, emailField, idField, phoneField, requiredText, text } from '../shared/fields';
+import { assertMemberInWorkspace, notInWorkspace } from '../shared/references';
+import { normalisePhones, phonesAt } from '../shared/phones';
+import { assertUnchangedSince, expectedUpdatedAtField } from '../shared/concurrency';
+
+/** Absent means unchanged; null clears a nullable field. */
+export const leadsUpdateInput = z.strictObject({
+  id: idField,
+  name: requiredText(200).optional(),
+  phones: z.array(phoneField).max(20).optional(),
+  emails: z.array(emailField).max(20).optional(),
+  company: text(200).nullable().optional(),
+  source: text(200).nullable().optional(),
+  notes: text(10_000).nullable().optional(),
+  status: z.enum(LEAD_STATUSES).optional(),
+  nextCallAt: dateTimeField.nullable().optional(),
+  assignedToId: idField.nullable().optional(),
+  /** The `updatedAt` the caller last read; a lead changed since is a 409 and nothing is written. */
+  expectedUpdatedAt: expectedUpdatedAtField,
+});
+
+export const leadsUpdate = defineProcedure({
+  name: 'leads.update',
+  method: 'POST',
+  scope: 'leads.update',
+  exposed: true,
+  description: 'Changes the given fields of a lead (and its contact); absent fields stay, null clears.',
+  input: leadsUpdateInput,
+  async handler({ ctx, input }) {
+    const phones = input.phones && normalisePhones(phonesAt('phones', input.phones), ctx.org.phoneRegion);
+    const emails = input.emails && uniqueInOrder(input.emails);
+    return ctx.db.transaction(async (trx) => {
+      const current = await leadsQueries.lockForUpdate(trx, ctx.orgId, input.id);
+      if (!current) throw notInWorkspace('leads', input.id);
+      assertUnchangedSince('lead', current.updatedAt, input.expectedUpdatedAt);
+      if (input.status) assertStatusChangeAllowed(current.status, input.status);
+      if (input.assignedToId) await assertMemberInWorkspace(trx, ctx.orgId, input.assignedToId, 'assignedToId');
+      const contactPatch = { name: input.name, phones, emails, company: input.company };
+      if (Object.values(contactPatch).some((v) => v !== undefined)) {
+        await contactsQueries.update(trx, ctx.orgId, current.contactId, withoutUndefined(contactPatch));
+      }
+      await leadsQueries.update(trx, ctx.orgId, input.id, {
+        status: input.status,
+        source: input.source,
+        notes: input.notes,
+        nextCallAt: input.nextCallAt,
+        assignedToId: input.assignedToId,
+      });
+      return (await leadsQueries.getById(trx, ctx.orgId, input.id))!;
+    });
+  },
+});
+
+function withoutUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

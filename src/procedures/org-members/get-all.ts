@@ -1,0 +1,18 @@
+import { z } from 'zod';
+import { defineProcedure } from '../../rpc/define-procedure';
+import * as membersQueries from '../../db/queries/members.queries';
+import { toPage } from '../../db/pagination';
+import { pageFields } from '../shared/pagination.schema';
+
+export const orgMembersGetAll = defineProcedure({
+  name: 'orgMembers.getAll',
+  method: 'GET',
+  scope: 'orgMembers.read',
+  exposed: true,
+  description: "A page of the workspace's members, by name.",
+  input: z.strictObject({ ...pageFields }).prefault({}),
+  async handler({ ctx, input }) {
+    const { members, total } = await membersQueries.list(ctx.db, ctx.orgId, input);
+    return toPage(members, total, input);
+  },
+});

@@ -1,0 +1,19 @@
+import { z } from 'zod';
+import { defineProcedure } from '../../rpc/define-procedure';
+import * as membersQueries from '../../db/queries/members.queries';
+import { idField } from '../shared/fields';
+import { notInWorkspace } from '../shared/references';
+
+export const orgMembersGetById = defineProcedure({
+  name: 'orgMembers.getById',
+  method: 'GET',
+  scope: 'orgMembers.read',
+  exposed: true,
+  description: 'One member of the workspace by id.',
+  input: z.strictObject({ id: idField }),
+  async handler({ ctx, input }) {
+    const member = await membersQueries.getById(ctx.db, ctx.orgId, input.id);
+    if (!member) throw notInWorkspace('orgMembers', input.id);
+    return member;
+  },
+});

@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import { isSupportedCountry } from 'libphonenumber-js';
+import { defineProcedure } from '../../rpc/define-procedure';
+import * as orgsQueries from '../../db/queries/orgs.queries';
+import { AppError } from '../../errors/app-error';
+import { requiredText } from '../shared/fields';
+import { assertUnchangedSince, expectedUpdatedAtField } from '../shared/concurrency';
+
+/** A region phones can be read in: an ISO 3166 code that libphonenumber knows (so `ZZ` is refused). */
+const phoneRegionField = z
+  .string()
+  .trim()
+  .toUpperCase()
+  .refine((region) => /^[A-Z]{2}$/.test(region) && isSupportedCountry(region), 'must be a two-letter country code phone numbers can be read in, e.g. GB');
+
+export const organisationUpdate = defineProcedure({
+  name: 'organisation.update',
+  method: 'POST',
+  scope: 'organisation.update',
+  // The workspace's own settings are changed in the app, never by an API key.
+  exposed: false,
+  description: "Changes the workspace's name or default phone region (app only).",
+  input: z.strictObject({
+    name: requiredText(200).optional(),
+    phoneRegion: phoneRegionField.optional(),
+    expectedUpdatedAt: expectedUpdatedAtField,
+  }),
+  async handler({ ctx, input }) {
+    return ctx.db.transaction(async (trx) => {
+      const current = await orgsQueries.lockForUpdate(trx, ctx.orgId);
+      if (!current) throw new AppError('NOT_FOUND', 'No such workspace');
+      assertUnchangedSince('workspace', current.updatedAt, input.expectedUpdatedAt);
+      return (await orgsQueries.update(trx, ctx.orgId, { name: input.name, phoneRegion: input.phoneRegion }))!;
+    });
+  },
+});

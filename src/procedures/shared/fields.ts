@@ -1,0 +1,26 @@
+import { z } from 'zod';
+
+/** Strings PostgreSQL can store: `text` refuses the NUL character, so refuse it here with a 400. */
+export function text(maxLength: number) {
+  return z.string().max(maxLength).regex(/^[^\u0000]*$/, 'must not contain the NUL character');
+}
+
+/** A required, non-blank string, trimmed. */
+export function requiredText(maxLength: number) {
+  return z.string().trim().min(1, 'must not be empty').max(maxLength).regex(/^[^\u0000]*$/, 'must not contain the NUL character');
+}
+
+/** Ids are opaque strings; one that names nothing in the workspace is a 404, not a 400. */
+export const idField = text(64).min(1, 'must not be empty');
+
+/** Trimmed and lowercased before it is checked, so `" Ana@Example.COM "` is stored as `ana@example.com`. */
+export const emailField = z.string().trim().toLowerCase().pipe(z.email('must be an email address').max(254));
+
+/** A phone as the caller typed it; the handler reads it in the workspace's region and stores E.164. */
+export const phoneField = requiredText(40);
+
+/**
+ * A point in time: a Date (from a superjson client) or an ISO 8601 string with a time zone
+ * (for plain-JSON clients such as curl). Invalid Dates are refused.
+ */
+export const dateTimeField = z.union([z.date(), z.iso.datetime({ offset: true }).transform((s) => new Date(s))]);

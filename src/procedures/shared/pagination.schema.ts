@@ -1,0 +1,23 @@
+import { z } from 'zod';
+
+export const DEFAULT_PAGE_SIZE = 50;
+export const MAX_PAGE_SIZE = 100;
+/** Keeps offsets well inside what PostgreSQL and JavaScript numbers hold exactly. */
+const MAX_PAGE = 10_000_000;
+
+export const pageNumber = z.number().int().min(1).max(MAX_PAGE);
+/** Page sizes above the maximum are clamped, as the spec says, rather than refused. */
+export const pageSizeNumber = z.number().int().min(1).transform((n) => Math.min(n, MAX_PAGE_SIZE));
+
+/** `page`/`pageSize` of every RPC list input. */
+export const pageFields = {
+  page: pageNumber.default(1),
+  pageSize: pageSizeNumber.default(DEFAULT_PAGE_SIZE),
+};
+
+/** The same fields read from a query string, where every value arrives as text. */
+const wholeNumberText = z.string().regex(/^[+-]?\d+$/, 'must be a whole number').transform(Number);
+export const queryPageFields = {
+  page: wholeNumberText.pipe(pageNumber).default(1),
+  pageSize: wholeNumberText.pipe(pageSizeNumber).default(DEFAULT_PAGE_SIZE),
+};

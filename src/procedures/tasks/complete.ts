@@ -1,0 +1,24 @@
+import { z } from 'zod';
+import { defineProcedure } from '../../rpc/define-procedure';
+import * as tasksQueries from '../../db/queries/tasks.queries';
+import { completeTask } from '../../domain/task-status';
+import { idField } from '../shared/fields';
+import { notInWorkspace } from '../shared/references';
+
+export const tasksComplete = defineProcedure({
+  name: 'tasks.complete',
+  method: 'POST',
+  scope: 'tasks.update',
+  exposed: true,
+  description: 'Marks an OPEN task DONE, completed now; a task already DONE is a 409.',
+  input: z.strictObject({ id: idField }),
+  async handler({ ctx, input }) {
+    return ctx.db.transaction(async (trx) => {
+      // Locked so that two concurrent completions cannot both succeed.
+      const current = await tasksQueries.lockForUpdate(trx, ctx.orgId, input.id);
+      if (!current) throw notInWorkspace('tasks', input.id);
+      const state = completeTask(current, new Date());
+      return (await tasksQueries.update(trx, ctx.orgId, input.id, state))!;
+    });
+  },
+});

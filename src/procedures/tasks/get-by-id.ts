@@ -1,0 +1,19 @@
+import { z } from 'zod';
+import { defineProcedure } from '../../rpc/define-procedure';
+import * as tasksQueries from '../../db/queries/tasks.queries';
+import { idField } from '../shared/fields';
+import { notInWorkspace } from '../shared/references';
+
+export const tasksGetById = defineProcedure({
+  name: 'tasks.getById',
+  method: 'GET',
+  scope: 'tasks.read',
+  exposed: true,
+  description: 'One task by id.',
+  input: z.strictObject({ id: idField }),
+  async handler({ ctx, input }) {
+    const task = await tasksQueries.getById(ctx.db, ctx.orgId, input.id);
+    if (!task) throw notInWorkspace('tasks', input.id);
+    return task;
+  },
+});

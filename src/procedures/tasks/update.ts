@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { defineProcedure } from '../../rpc/define-procedure';
+import * as tasksQueries from '../../db/queries/tasks.queries';
+import { TASK_STATUSES, setTaskStatus } from '../../domain/task-status';
+import { dateTimeField, idField, requiredText, text } from '../shared/fields';
+import { assertUnchangedSince, expectedUpdatedAtField } from '../shared/concurrency';
+import { notInWorkspace } from '../shared/references';
+import { assertTaskReferences } from './references';
+
+/** Absent means unchanged; null clears a nullable field. */
+export const tasksUpdateInput = z.strictObject({
+  id: idField,
+  title: requiredText(500).optional(),
+  description: text(10_000).nullable().optional(),
+  dueAt: dateTimeField.nullable().optional(),
+  leadId: idField.nullable().optional(),
+  clientId: idField.nullable().optional(),
+  assignedToId: idField.nullable().optional(),
+  status: z.enum(TASK_STATUSES).optional(),
+  expectedUpdatedAt: expectedUpdatedAtField,
+});
+
+export const tasksUpdate = defineProcedure({
+  name: 'tasks.update',
+  method: 'POST',
+  scope: 'tasks.update',
+  exposed: true,
+  description: 'Changes the given fields of a task; status DONE stamps completedAt, OPEN reopens it and clears it.',
+  input: tasksUpdateInput,
+  async handler({ ctx, input }) {
+    return ctx.db.transaction(async (trx) => {
+      const current = await tasksQueries.lockForUpdate(trx, ctx.orgId, input.id);
+      if (!current) throw notInWorkspace('tasks', input.id);
+      assertUnchangedSince('task', current.updatedAt, input.expectedUpdatedAt);
+      await assertTaskReferences(trx, ctx.orgId, input);
+      const state = input.status ? setTaskStatus(current, input.status, new Date()) : current;
+      return (await tasksQueries.update(trx, ctx.orgId, input.id, {
+        title: input.title,
+        description: input.description,
+        dueAt: input.dueAt,
+        leadId: input.leadId,
+        clientId: input.clientId,
+        assignedToId: input.assignedToId,
+        status: state.status,
+        completedAt: state.completedAt,
+      }))!;
+    });
+  },
+});

@@ -1,0 +1,48 @@
+import type { z } from 'zod';
+import type { Db } from '../db/knex';
+import type { Principal } from '../auth/principal';
+
+/** Scopes are `<resource>.<action>`. */
+export type Scope = `${string}.${'read' | 'create' | 'update' | 'delete'}`;
+
+/** What a handler knows about the call: the workspace and who acts in it. No req, no res. */
+export interface ProcedureContext {
+  db: Db;
+  orgId: string;
+  org: Principal['org'];
+  actor: { kind: Principal['kind']; id: string };
+}
+
+export interface Deprecation {
+  /** When it was deprecated, ISO 8601. */
+  since: string;
+  /** The day it stops answering, ISO 8601 (at least six months after `since`: docs/versioning.md). */
+  sunset: string;
+  /** The procedure to use instead. */
+  replacement?: string;
+}
+
+// `Name` keeps each procedure's name as a literal type, so the typed client (src/client) can
+// infer its call signatures from the registry; at run time it is just the string.
+export interface Procedure<Input extends z.ZodType = z.ZodType, Output = unknown, Name extends string = string> {
+  /** `<router>.<procedure>`, the last path segment of its endpoint. */
+  name: Name;
+  /** GET for reads, POST for writes. */
+  method: 'GET' | 'POST';
+  scope: Scope;
+  /** Whether API keys may call it at all; the app-only procedures say `false` explicitly. */
+  exposed: boolean;
+  /** One line for the procedure table and the reference docs. */
+  description: string;
+  input: Input;
+  /** Set when the procedure is on its way out: it answers with Deprecation and Sunset headers. */
+  deprecated?: Deprecation;
+  handler(args: { ctx: ProcedureContext; input: z.output<Input> }): Promise<Output>;
+}
+
+/** Identity at run time; exists so each procedure file infers its input and output types. */
+export function defineProcedure<Input extends z.ZodType, Output, const Name extends string>(
+  procedure: Procedure<Input, Output, Name>,
+): Procedure<Input, Output, Name> {
+  return procedure;
+}

@@ -1,0 +1,71 @@
+import { AppError } from '../errors/app-error';
+import { fromZodError } from '../errors/zod-issues';
+import { assertMaximumTier, assertScope, type Principal } from '../auth/principal';
+import { decodeEnvelope } from './envelope';
+import type { Db } from '../db/knex';
+import type { AnyProcedure, Registry } from './registry';
+
+/** An action call as the HTTP edge saw it, free of Express. */
+export interface RpcCall {
+  name: string;
+  method: string;
+  authorization: string | undefined;
+  contentType: string | undefined;
+  /** The raw POST body; the body-size limit (413) was enforced while reading it. */
+  body: Buffer | undefined;
+  /** A failure reading the body other than its size, raised at the body step. */
+  bodyError?: AppError;
+  /** The GET `input` query parameter, as the query parser left it. */
+  inputParam: unknown;
+  batch: boolean;
+}
+
+export interface DispatchDeps {
+  registry: Registry;
+  db: Db;
+  authenticate(authorization: string | undefined): Promise<Principal>;
+}
+
+/**
+ * Runs one action call through every check, in the documented order:
+ * authenticate -> tier -> batch refused -> look up -> method -> content type and envelope ->
+ * exposed -> scope -> input -> handler. The caller wraps the output in the envelope.
+ */
+export async function dispatch(deps: DispatchDeps, call: RpcCall): Promise<{ principal: Principal; procedure: AnyProcedure; output: unknown }> {
+  const principal = await deps.authenticate(call.authorization);
+  assertMaximumTier(principal);
+  if (call.batch) {
+    throw new AppError('BAD_REQUEST', 'Batching is not supported: send one call per request (use httpLink, not httpBatchLink)');
+  }
+  const procedure = deps.registry.get(call.name);
+  if (!procedure) throw new AppError('NOT_FOUND', `No procedure named ${JSON.stringify(call.name)}`);
+  if (call.method !== procedure.method) {
+    const kind = procedure.method === 'GET' ? 'a read: use GET' : 'a write: use POST';
+    throw new AppError('METHOD_NOT_SUPPORTED', `${procedure.name} is ${kind}`);
+  }
+  const rawInput = procedure.method === 'GET' ? readQueryInput(call.inputParam) : readBodyInput(call);
+  if (!procedure.exposed) throw new AppError('FORBIDDEN', `${procedure.name} is not exposed to the API`);
+  assertScope(principal, procedure.scope);
+  const parsed = await procedure.input.safeParseAsync(rawInput);
+  if (!parsed.success) throw fromZodError(parsed.error);
+  const ctx = { db: deps.db, orgId: principal.orgId, org: principal.org, actor: { kind: principal.kind, id: principal.id } };
+  const output = await procedure.handler({ ctx, input: parsed.data });
+  return { principal, procedure, output };
+}
+
+function readQueryInput(param: unknown): unknown {
+  if (param === undefined) return undefined;
+  if (typeof param !== 'string') throw new AppError('BAD_REQUEST', 'Give the "input" query parameter once');
+  return decodeEnvelope(param);
+}
+
+const JSON_MEDIA_TYPE = /^application\/json\s*(;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;
+
+function readBodyInput(call: RpcCall): unknown {
+  if (!call.contentType || !JSON_MEDIA_TYPE.test(call.contentType.trim())) {
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as Content-Type: application/json (UTF-8)');
+  }
+  if (call.bodyError) throw call.bodyError;
+  if (!call.body || call.body.length === 0) throw new AppError('BAD_REQUEST', 'Missing body: send {"json": <input>}');
+  return decodeEnvelope(call.body.toString('utf8'));
+}

@@ -1,0 +1,45 @@
+import superjson from 'superjson';
+import { AppError } from '../errors/app-error';
+import { jsonRpcCodeOf, httpStatusOf } from '../errors/error-codes';
+
+/**
+ * The tRPC wire format with the superjson transformer: inputs arrive as `{"json": ..., "meta"?: ...}`
+ * and answers leave as `{"result":{"data":{"json": ..., "meta"?: ...}}}`. The only module that
+ * imports superjson on the server.
+ */
+
+const ENVELOPE_HINT = 'wrap the input as {"json": <input>}';
+
+/** Reads the envelope's JSON text into the input value it carries (Dates as Dates). */
+export function decodeEnvelope(text: string): unknown {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new AppError('BAD_REQUEST', `Malformed JSON: ${ENVELOPE_HINT}`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed) || !('json' in parsed || 'meta' in parsed)) {
+    throw new AppError('BAD_REQUEST', `Missing envelope: ${ENVELOPE_HINT}`);
+  }
+  const { json, meta } = parsed as { json?: unknown; meta?: unknown };
+  if (meta !== undefined && (meta === null || typeof meta !== 'object' || Array.isArray(meta))) {
+    throw new AppError('BAD_REQUEST', 'Malformed envelope: "meta" must be an object');
+  }
+  try {
+    return superjson.deserialize({ json: json as never, meta: meta as never });
+  } catch {
+    throw new AppError('BAD_REQUEST', 'Malformed envelope: "meta" does not describe "json"');
+  }
+}
+
+export function encodeResult(output: unknown): { result: { data: unknown } } {
+  return { result: { data: superjson.serialize(output) } };
+}
+
+/** The tRPC error shape: the numeric JSON-RPC code is what the official client needs to read it. */
+export function encodeError(error: AppError, path: string | undefined): { error: unknown } {
+  const data: Record<string, unknown> = { code: error.code, httpStatus: httpStatusOf(error.code) };
+  if (path !== undefined) data.path = path;
+  if (error.issues) data.issues = error.issues;
+  return { error: superjson.serialize({ message: error.message, code: jsonRpcCodeOf(error.code), data }) };
+}

@@ -1,0 +1,40 @@
+import type { Procedure } from './define-procedure';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyProcedure = Procedure<any, any>;
+export type Registry = ReadonlyMap<string, AnyProcedure>;
+
+const NAME = /^[a-z][A-Za-z]*\.[a-z][A-Za-z]*$/;
+const SCOPE = /^[a-z][A-Za-z]*\.(read|create|update|delete)$/;
+
+/**
+ * Builds the lookup table of procedures, refusing at start-up (not at request time) a duplicate
+ * name, a missing scope or exposed flag, or a read that is not a GET: a hole in the table would
+ * otherwise be a hole in access control.
+ */
+export function createRegistry(procedures: readonly AnyProcedure[]): Registry {
+  const registry = new Map<string, AnyProcedure>();
+  for (const procedure of procedures) {
+    const where = `procedure ${JSON.stringify(procedure.name)}`;
+    if (typeof procedure.name !== 'string' || !NAME.test(procedure.name)) throw new Error(`${where}: name must be <router>.<procedure>`);
+    if (registry.has(procedure.name)) throw new Error(`${where}: defined twice`);
+    if (procedure.method !== 'GET' && procedure.method !== 'POST') throw new Error(`${where}: method must be GET or POST`);
+    if (typeof procedure.scope !== 'string' || !SCOPE.test(procedure.scope)) throw new Error(`${where}: scope must be <resource>.<read|create|update|delete>`);
+    if ((procedure.method === 'GET') !== procedure.scope.endsWith('.read')) throw new Error(`${where}: reads are GET with a .read scope, writes are POST`);
+    if (typeof procedure.exposed !== 'boolean') throw new Error(`${where}: exposed must be stated (true or false)`);
+    if (!procedure.input || typeof procedure.input.safeParse !== 'function') throw new Error(`${where}: needs a zod input schema`);
+    if (typeof procedure.handler !== 'function') throw new Error(`${where}: needs a handler`);
+    if (procedure.deprecated) assertValidDeprecation(where, procedure.deprecated);
+    registry.set(procedure.name, procedure);
+  }
+  return registry;
+}
+
+const SIX_MONTHS_MS = 182 * 24 * 60 * 60 * 1000;
+
+function assertValidDeprecation(where: string, deprecation: NonNullable<AnyProcedure['deprecated']>): void {
+  const since = Date.parse(deprecation.since);
+  const sunset = Date.parse(deprecation.sunset);
+  if (Number.isNaN(since) || Number.isNaN(sunset)) throw new Error(`${where}: deprecated.since and .sunset must be ISO 8601 dates`);
+  if (sunset - since < SIX_MONTHS_MS) throw new Error(`${where}: a deprecated procedure lives at least six months before its sunset`);
+}

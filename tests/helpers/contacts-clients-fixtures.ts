@@ -1,0 +1,67 @@
+import type { Db } from '../../src/db/knex';
+import * as contactsQueries from '../../src/db/queries/contacts.queries';
+import * as clientsQueries from '../../src/db/queries/clients.queries';
+import type { ClientFields } from '../../src/db/queries/clients.queries';
+import type { ContactFields } from '../../src/db/queries/contacts.queries';
+import { newId } from '../../src/domain/ids';
+import { unique } from './factories';
+
+/** The 9 fields of a Contact and of a Client as the API answers them, sorted. */
+export const CONTACT_FIELDS = ['company', 'createdAt', 'emails', 'id', 'name', 'phones', 'primaryEmail', 'primaryPhone', 'updatedAt'] as const;
+export const CLIENT_FIELDS = ['company', 'contactId', 'createdAt', 'email', 'id', 'name', 'notes', 'phone', 'updatedAt'] as const;
+
+/** Old enough that any write visibly advances updated_at. */
+export const LONG_AGO = new Date('2020-01-01T00:00:00.000Z');
+
+/** A contact written through the query module (values stored as given), created and last updated at `at`. */
+export async function createContact(db: Db, orgId: string, overrides: Partial<ContactFields> = {}, at = LONG_AGO) {
+  const id = await contactsQueries.insert(db, orgId, {
+    name: overrides.name ?? unique('Contact'),
+    phones: overrides.phones ?? ['+442079460000'],
+    emails: overrides.emails ?? [],
+    company: overrides.company ?? null,
+  });
+  await db('contacts').where({ org_id: orgId, id }).update({ created_at: at, updated_at: at });
+  return (await contactsQueries.getById(db, orgId, id))!;
+}
+
+/** A client written through the query module (values stored as given), created and last updated at `at`. */
+export async function createClient(db: Db, orgId: string, overrides: Partial<ClientFields> = {}, at = LONG_AGO) {
+  const client = await clientsQueries.insert(db, orgId, {
+    name: overrides.name ?? unique('Client'),
+    contactId: overrides.contactId ?? null,
+    company: overrides.company ?? null,
+    email: overrides.email ?? null,
+    phone: overrides.phone ?? null,
+    notes: overrides.notes ?? null,
+  });
+  await db('clients').where({ org_id: orgId, id: client.id }).update({ created_at: at, updated_at: at });
+  return (await clientsQueries.getById(db, orgId, client.id))!;
+}
+
+/** An invoice row written straight to its table (only its existence matters to clients.delete). */
+export async function createInvoiceRow(db: Db, orgId: string, clientId: string, status = 'DRAFT'): Promise<string> {
+  const id = newId('inv');
+  await db('invoices').insert({ org_id: orgId, id, client_id: clientId, currency: 'GBP', status, due_date: '2030-01-31' });
+  return id;
+}
+
+/** A lead row pointing at an existing contact, written straight to its table. */
+export async function createLeadFor(db: Db, orgId: string, contactId: string, clientId: string | null = null): Promise<string> {
+  const id = newId('lead');
+  await db('leads').insert({ org_id: orgId, id, contact_id: contactId, client_id: clientId });
+  return id;
+}
+
+export function storedContact(db: Db, orgId: string, id: string) {
+  return db('contacts').where({ org_id: orgId, id }).first();
+}
+
+export function storedClient(db: Db, orgId: string, id: string) {
+  return db('clients').where({ org_id: orgId, id }).first();
+}
+
+export async function countRows(db: Db, table: 'contacts' | 'clients', orgId: string): Promise<number> {
+  const row = await db(table).where({ org_id: orgId }).count({ n: '*' }).first();
+  return Number(row?.n);
+}

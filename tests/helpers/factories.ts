@@ -1,0 +1,77 @@
+import { randomBytes } from 'node:crypto';
+import type { Db } from '../../src/db/knex';
+import * as orgsQueries from '../../src/db/queries/orgs.queries';
+import * as membersQueries from '../../src/db/queries/members.queries';
+import * as contactsQueries from '../../src/db/queries/contacts.queries';
+import * as leadsQueries from '../../src/db/queries/leads.queries';
+import { issueApiKey } from '../../src/auth/api-keys';
+import { knownScopes } from '../../src/procedures/scopes';
+import type { OrgTier } from '../../src/db/queries/orgs.queries';
+import type { LeadFields } from '../../src/db/queries/leads.queries';
+
+export const ALL_SCOPES = [...knownScopes()];
+
+export function unique(label: string): string {
+  return `${label}-${randomBytes(4).toString('hex')}`;
+}
+
+export async function createOrg(db: Db, options: { tier?: OrgTier; features?: string[]; region?: string } = {}) {
+  return orgsQueries.create(db, {
+    name: unique('Org'),
+    tier: options.tier ?? 'BUSINESS',
+    features: options.features ?? ['DEVELOPER_API'],
+    phoneRegion: options.region ?? 'GB',
+  });
+}
+
+export async function createMember(db: Db, orgId: string, permissions: string[] = []) {
+  const name = unique('member');
+  return membersQueries.create(db, orgId, { name, email: `${name}@example.com`, permissions });
+}
+
+/** A key's secret, with the given scopes (every scope by default). */
+export async function createKey(
+  db: Db,
+  orgId: string,
+  options: { scopes?: string[]; expiresAt?: Date | null; memberId?: string } = {},
+): Promise<{ id: string; key: string }> {
+  const issued = await issueApiKey(db, knownScopes(), {
+    orgId,
+    memberId: options.memberId,
+    name: unique('key'),
+    scopes: options.scopes ?? ALL_SCOPES,
+    expiresAt: options.expiresAt ?? null,
+  });
+  return { id: issued.id, key: issued.key };
+}
+
+/** A workspace on the given tier with one member and an every-scope key. */
+export async function createWorkspace(db: Db, options: { tier?: OrgTier; region?: string } = {}) {
+  const org = await createOrg(db, options);
+  const member = await createMember(db, org.id, ['DEVELOPER']);
+  const { id: keyId, key } = await createKey(db, org.id, { memberId: member.id });
+  return { org, member, key, keyId };
+}
+
+/** A lead written straight through the query modules (values are stored as given: already normalised). */
+export async function createLead(
+  db: Db,
+  orgId: string,
+  overrides: Partial<LeadFields> & { name?: string; phones?: string[]; emails?: string[]; company?: string | null } = {},
+) {
+  const contactId = await contactsQueries.insert(db, orgId, {
+    name: overrides.name ?? unique('Lead'),
+    phones: overrides.phones ?? ['+442079460000'],
+    emails: overrides.emails ?? [],
+    company: overrides.company ?? null,
+  });
+  const id = await leadsQueries.insert(db, orgId, contactId, {
+    status: overrides.status ?? 'NOT_CONTACTED',
+    source: overrides.source ?? null,
+    notes: overrides.notes ?? null,
+    nextCallAt: overrides.nextCallAt ?? null,
+    assignedToId: overrides.assignedToId ?? null,
+    clientId: overrides.clientId ?? null,
+  });
+  return (await leadsQueries.getById(db, orgId, id))!;
+}

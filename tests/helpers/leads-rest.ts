@@ -1,0 +1,56 @@
+import request from 'supertest';
+import type { Express } from 'express';
+import type { Db } from '../../src/db/knex';
+import type { Lead } from '../../src/db/queries/leads.queries';
+
+/** The 16 fields of the spec's Lead object, sorted. */
+export const LEAD_FIELDS = [
+  'assignedToId', 'clientId', 'company', 'contactId', 'createdAt', 'emails', 'id', 'name', 'nextCallAt', 'notes',
+  'phones', 'primaryEmail', 'primaryPhone', 'source', 'status', 'updatedAt',
+];
+
+/** A Lead as the REST list sends it: plain JSON, dates as ISO strings. */
+export type JsonLead = Omit<Lead, 'nextCallAt' | 'createdAt' | 'updatedAt'> & {
+  nextCallAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+};
+
+export interface ListBody {
+  data: JsonLead[];
+  pagination: { page: number; pageSize: number; total: number; totalPages: number; hasNextPage: boolean; hasPrevPage: boolean };
+}
+
+/**
+ * GET /api/v1/leads. `query` is an object (each value sent once) or a raw query string, for
+ * cases an object cannot express (a repeated parameter, an empty value).
+ */
+export function listLeads(app: Express, key: string | null, query: Record<string, string | number> | string = {}) {
+  const req = request(app).get('/api/v1/leads').query(query);
+  return key === null ? req : req.set('Authorization', `Bearer ${key}`);
+}
+
+/** The body of a successful list call. */
+export function bodyOf(res: { body: unknown }): ListBody {
+  return res.body as ListBody;
+}
+
+export function idsOf(res: { body: unknown }): string[] {
+  return bodyOf(res).data.map((l) => l.id);
+}
+
+/** What the list must send for a stored lead. */
+export function toJsonLead(lead: Lead): JsonLead {
+  return {
+    ...lead,
+    nextCallAt: lead.nextCallAt ? lead.nextCallAt.toISOString() : null,
+    createdAt: lead.createdAt.toISOString(),
+    updatedAt: lead.updatedAt.toISOString(),
+  };
+}
+
+/** Sets a lead's stored created_at, to build ties and known orders. */
+export async function setCreatedAt(db: Db, orgId: string, leadId: string, createdAt: Date): Promise<void> {
+  const updated = await db('leads').where({ org_id: orgId, id: leadId }).update({ created_at: createdAt });
+  if (updated !== 1) throw new Error(`lead ${leadId} not found in ${orgId}`);
+}

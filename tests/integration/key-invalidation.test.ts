@@ -1,0 +1,192 @@
+import request from 'supertest';
+import type { Express } from 'express';
+import { createTestContext, createTestDb, describeOnRealPostgres, onRealPostgres, testDatabaseUrl, type TestContext } from '../helpers/test-app';
+import { createKey, createMember, createOrg, unique } from '../helpers/factories';
+import { createLogger } from '../../src/logger';
+import { createJwtKeys } from '../../src/auth/secrets';
+import { signPlaygroundToken } from '../../src/auth/playground-token';
+import { signMemberSession } from '../../src/auth/member-session';
+import { createCacheInvalidationListener, type CacheInvalidationListener, type ListenerOptions } from '../../src/auth/key-invalidation';
+import * as apiKeysQueries from '../../src/db/queries/api-keys.queries';
+import type { Db } from '../../src/db/knex';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const opened: { listener: CacheInvalidationListener; ctx: TestContext }[] = [];
+afterAll(async () => {
+  for (const { listener, ctx } of opened) {
+    await listener.stop();
+    await ctx.close();
+  }
+});
+
+/** One instance of the service: its own pool, its own LISTEN connection, its own caches. */
+function instance(options: { keyCacheTtlMs?: number } & Partial<ListenerOptions> = {}) {
+  const db = createTestDb();
+  const applicationName = unique('wsapi-listener');
+  const logLines: { level: number; msg: string }[] = [];
+  const logger = createLogger('info', { destination: { write: (line: string) => void logLines.push(JSON.parse(line)) } });
+  const listener = createCacheInvalidationListener({ url: testDatabaseUrl(), db, logger, applicationName, ...options });
+  listener.start();
+  const ctx = createTestContext({ db, keyCacheTtlMs: options.keyCacheTtlMs ?? 1000, cacheInvalidation: listener });
+  opened.push({ listener, ctx });
+  return { ...ctx, listener, applicationName, logLines };
+}
+
+async function until(condition: () => boolean | Promise<boolean>, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await condition()) return true;
+    await sleep(10);
+  }
+  return condition();
+}
+
+function listLeads(app: Express, bearer: string) {
+  return request(app).get('/api/v1/leads?pageSize=1').set('Authorization', `Bearer ${bearer}`);
+}
+
+/** Polls for at most 200 ms (the time a notification takes to arrive), never longer. */
+async function refusedWithin200ms(app: Express, bearer: string): Promise<{ status: number; message?: string }> {
+  let last = await listLeads(app, bearer);
+  const deadline = Date.now() + 200;
+  while (last.status === 200 && Date.now() < deadline) {
+    await sleep(10);
+    last = await listLeads(app, bearer);
+  }
+  return { status: last.status, message: last.body?.error?.message };
+}
+
+async function terminateListener(db: Db, applicationName: string): Promise<void> {
+  const { rows } = await db.raw('select pg_terminate_backend(pid) as done from pg_stat_activity where application_name = ?', [applicationName]);
+  expect(rows).toEqual([{ done: true }]);
+}
+
+async function workspaceWithKey(db: Db, options: { expiresAt?: Date } = {}) {
+  const org = await createOrg(db);
+  const member = await createMember(db, org.id, ['DEVELOPER']);
+  const victim = await createKey(db, org.id, { memberId: member.id, scopes: ['leads.read'], expiresAt: options.expiresAt });
+  return { org, member, victim };
+}
+
+describeOnRealPostgres('API key cache with a live invalidation listener', () => {
+  type Instance = ReturnType<typeof instance>;
+  let a: Instance;
+  let b: Instance;
+  beforeAll(async () => {
+    a = instance({ keyCacheTtlMs: 100 });
+    b = instance({ keyCacheTtlMs: 1000 });
+    expect(await until(() => a.listener.isLive() && b.listener.isLive(), 5000)).toBe(true);
+  });
+
+  it('serves a verified key past the short TTL without reading api_keys again', async () => {
+    const { victim } = await workspaceWithKey(a.db);
+    expect((await listLeads(a.app, victim.key)).status).toBe(200);
+    await sleep(300); // three short TTLs; the last-used write of the first request lands meanwhile
+    const keyReads: string[] = [];
+    const onQuery = (q: { sql: string }) => /from "api_keys"/.test(q.sql) && keyReads.push(q.sql);
+    a.db.on('query', onQuery);
+    try {
+      expect((await listLeads(a.app, victim.key)).status).toBe(200);
+    } finally {
+      a.db.off('query', onQuery);
+    }
+    expect(keyReads).toEqual([]);
+  });
+
+  it('refuses a key cached in two instances on the next request after the developer page revokes it on one of them', async () => {
+    const { org, member, victim } = await workspaceWithKey(a.db);
+    expect([(await listLeads(a.app, victim.key)).status, (await listLeads(b.app, victim.key)).status]).toEqual([200, 200]);
+
+    const session = signMemberSession(createJwtKeys().session, { memberId: member.id, orgId: org.id }).token;
+    const revoked = await request(a.app).post(`/developer/api/keys/${victim.id}/revoke`).set('Authorization', `Bearer ${session}`);
+    expect(revoked.status).toBe(200);
+
+    expect(await refusedWithin200ms(b.app, victim.key)).toEqual({ status: 401, message: 'API key has been revoked' });
+    expect(await refusedWithin200ms(a.app, victim.key)).toEqual({ status: 401, message: 'API key has been revoked' });
+  });
+
+  it('refuses a cached key on the next request after the CLI revocation by id, written by another process', async () => {
+    const { victim } = await workspaceWithKey(a.db);
+    expect((await listLeads(b.app, victim.key)).status).toBe(200);
+    const cliDb = createTestDb(1);
+    try {
+      await apiKeysQueries.revoke(cliDb, victim.id);
+    } finally {
+      await cliDb.destroy();
+    }
+    expect(await refusedWithin200ms(b.app, victim.key)).toEqual({ status: 401, message: 'API key has been revoked' });
+  });
+
+  it('refuses a cached key on the first request after its expiry passes, with no notification', async () => {
+    const { victim } = await workspaceWithKey(a.db, { expiresAt: new Date(Date.now() + 1500) });
+    expect((await listLeads(b.app, victim.key)).status).toBe(200);
+    await sleep(1600);
+    const res = await listLeads(b.app, victim.key);
+    expect([res.status, res.body.error.message]).toEqual([401, 'API key has expired']);
+  });
+
+  it('refuses a cached key at once when its expiry is moved into the past by manual SQL', async () => {
+    const { org, victim } = await workspaceWithKey(a.db, { expiresAt: new Date(Date.now() + 3_600_000) });
+    expect((await listLeads(b.app, victim.key)).status).toBe(200);
+    await a.db.raw("update api_keys set expires_at = now() - interval '1 second' where org_id = ? and id = ?", [org.id, victim.id]);
+    expect(await refusedWithin200ms(b.app, victim.key)).toEqual({ status: 401, message: 'API key has expired' });
+  });
+
+  it('refuses a cached playground token with 403 at once when the workspace loses DEVELOPER_API', async () => {
+    const { org, member } = await workspaceWithKey(a.db);
+    const token = signPlaygroundToken(createJwtKeys().token, { memberId: member.id, orgId: org.id, scopes: ['leads.read'] }).token;
+    expect((await listLeads(b.app, token)).status).toBe(200);
+    await a.db('organisations').where({ id: org.id }).update({ features: [] });
+    const res = await refusedWithin200ms(b.app, token);
+    expect(res.status).toBe(403);
+    expect(res.message).toMatch(/lacks the DEVELOPER_API feature/);
+  });
+});
+
+describeOnRealPostgres('API key cache when the invalidation listener is lost', () => {
+  it('falls back to the short TTL while the LISTEN connection is down', async () => {
+    const c = instance({ keyCacheTtlMs: 300, retryDelayMs: { min: 60_000, max: 60_000 } });
+    expect(await until(() => c.listener.isLive(), 5000)).toBe(true);
+    const { victim } = await workspaceWithKey(c.db);
+    expect((await listLeads(c.app, victim.key)).status).toBe(200);
+
+    await terminateListener(c.db, c.applicationName);
+    expect(await until(() => !c.listener.isLive(), 2000)).toBe(true);
+    await apiKeysQueries.revoke(c.db, victim.id); // its notification reaches nobody here
+
+    await sleep(350);
+    const res = await listLeads(c.app, victim.key);
+    expect([res.status, res.body.error.message]).toEqual([401, 'API key has been revoked']);
+    expect(c.logLines.filter((line) => /invalidation lost/.test(line.msg))).toHaveLength(1);
+  });
+
+  it('drops every cached key when the listener reconnects, since notifications may have been missed', async () => {
+    const c = instance({ keyCacheTtlMs: 1000, retryDelayMs: { min: 50, max: 50 } });
+    expect(await until(() => c.listener.isLive(), 5000)).toBe(true);
+    const { victim } = await workspaceWithKey(c.db);
+    expect((await listLeads(c.app, victim.key)).status).toBe(200);
+
+    await terminateListener(c.db, c.applicationName);
+    expect(await until(() => !c.listener.isLive(), 2000)).toBe(true);
+    await apiKeysQueries.revoke(c.db, victim.id);
+    expect(await until(() => c.listener.isLive(), 5000)).toBe(true);
+
+    const res = await listLeads(c.app, victim.key);
+    expect([res.status, res.body.error.message]).toEqual([401, 'API key has been revoked']);
+  });
+});
+
+(onRealPostgres ? describe.skip : describe)('API key cache on the embedded database (PGlite)', () => {
+  it('never goes live, since NOTIFY does not cross connections there, warns once and keeps the short TTL', async () => {
+    const c = instance({ keyCacheTtlMs: 300, probeTimeoutMs: 200, retryDelayMs: { min: 100, max: 100 } });
+    const { victim } = await workspaceWithKey(c.db);
+    expect((await listLeads(c.app, victim.key)).status).toBe(200);
+    await apiKeysQueries.revoke(c.db, victim.id);
+    await sleep(1000); // several probe attempts
+
+    expect(c.listener.isLive()).toBe(false);
+    expect(c.logLines.filter((line) => /invalidation unavailable/.test(line.msg))).toHaveLength(1);
+    const res = await listLeads(c.app, victim.key);
+    expect([res.status, res.body.error.message]).toEqual([401, 'API key has been revoked']);
+  });
+});

@@ -1,0 +1,114 @@
+import { createTestDb, describeOnRealPostgres } from '../helpers/test-app';
+import { createWorkspace, createMember } from '../helpers/factories';
+import * as leadsQueries from '../../src/db/queries/leads.queries';
+import type { LeadListFilters } from '../../src/db/queries/leads.queries';
+import { toSearchTerm } from '../../src/domain/phone';
+import type { Db } from '../../src/db/knex';
+
+interface PlanNode {
+  'Node Type': string;
+  'Index Name'?: string;
+  Plans?: PlanNode[];
+}
+
+function nodesOf(plan: PlanNode): PlanNode[] {
+  return [plan, ...(plan.Plans ?? []).flatMap(nodesOf)];
+}
+
+async function seed(db: Db, orgId: string, tag: string, count: number, members: string[]): Promise<void> {
+  await db.raw(
+    `insert into contacts (org_id, id, name, phones, company)
+     select ?, 'con_' || ? || g, 'Person ' || md5(g::text), array['+4420' || lpad(((g * 7919) % 100000000)::text, 8, '0')], 'Company ' || (g % 500)
+     from generate_series(1, ?) g`,
+    [orgId, tag, count],
+  );
+  await db.raw(
+    `insert into leads (org_id, id, contact_id, status, next_call_at, assigned_to_id, created_at)
+     select ?, 'lead_' || ? || g, 'con_' || ? || g, (array['NOT_CONTACTED','CONTACTED','QUALIFIED','LOST'])[1 + g % 4],
+            case when g % 3 = 0 then now() + g * interval '1 minute' end,
+            case when g % 5 = 0 then null else (?::text[])[1 + g % ?] end,
+            now() - g * interval '1 second'
+     from generate_series(1, ?) g`,
+    [orgId, tag, tag, members, members.length, count],
+  );
+}
+
+/**
+ * The plan PostgreSQL picks for the list's page query (the one with the ORDER BY, captured as
+ * the app sends it) and for a search's count, on a workspace of 60,000 leads among others (at 20,000, a seq scan of contacts is rightly cheaper for the phone case).
+ */
+describeOnRealPostgres('leads list query plans (EXPLAIN on real PostgreSQL)', () => {
+  const db = createTestDb(2);
+  let orgId: string;
+  let member: string;
+  afterAll(() => db.destroy());
+
+  beforeAll(async () => {
+    const other = await createWorkspace(db);
+    const ws = await createWorkspace(db);
+    orgId = ws.org.id;
+    const members = [ws.member.id, ...(await Promise.all([1, 2, 3].map(() => createMember(db, orgId)))).map((m) => m.id)];
+    member = members[1]!;
+    await seed(db, other.org.id, 'po', 5000, [other.member.id]);
+    await seed(db, orgId, 'pw', 60000, members);
+    await db.raw('analyze leads; analyze contacts; analyze lead_counts');
+  }, 60000);
+
+  async function indexesUsed(filters: LeadListFilters, pick: (sql: string) => boolean): Promise<string[]> {
+    const seen: { sql: string; bindings: unknown[] }[] = [];
+    const record = (q: { sql: string; bindings: unknown[] }) => seen.push(q);
+    db.on('query', record);
+    try {
+      await leadsQueries.list(db, orgId, filters, { page: 1, pageSize: 100 });
+    } finally {
+      db.removeListener('query', record);
+    }
+    const query = seen.find((q) => pick(q.sql));
+    if (!query) throw new Error(`no query matched among ${seen.map((q) => q.sql).join(' | ')}`);
+    // The captured SQL has the driver's $n placeholders: send it through a pooled connection as is.
+    const connection = await db.client.acquireConnection();
+    let plan: PlanNode;
+    try {
+      const explained = await connection.query(`explain (format json) ${query.sql}`, query.bindings);
+      plan = (explained.rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0]!.Plan;
+    } finally {
+      await db.client.releaseConnection(connection);
+    }
+    return nodesOf(plan)
+      .filter((n) => n['Node Type'].includes('Index'))
+      .map((n) => `${n['Node Type']} ${n['Index Name']}`);
+  }
+
+  const pageQuery = (sql: string) => sql.includes('order by');
+
+  it.each([
+    ['no filter', 'leads_org_order_idx', (): LeadListFilters => ({})],
+    ['status', 'leads_org_status_order_idx', (): LeadListFilters => ({ status: 'CONTACTED' })],
+    ['assignedToId', 'leads_org_assignee_order_idx', (): LeadListFilters => ({ assignedToId: member })],
+    ['unassigned', 'leads_org_unassigned_order_idx', (): LeadListFilters => ({ assignedToId: 'unassigned' })],
+    ['status and unassigned', 'leads_org_status_unassigned_order_idx', (): LeadListFilters => ({ status: 'LOST', assignedToId: 'unassigned' })],
+  ])('reads the first page with %s by an Index Scan on %s, in the list order', async (_label, index, filters) => {
+    const used = await indexesUsed(filters(), pageQuery);
+
+    expect(used[0]).toBe(`Index Scan ${index}`);
+  });
+
+  it('answers the total for a filter without search from the counters, not from leads', async () => {
+    const used = await indexesUsed({ status: 'CONTACTED' }, (sql) => sql.includes('lead_counts'));
+
+    expect(used.every((u) => u.endsWith('lead_counts_pkey'))).toBe(true);
+  });
+
+  it('finds a 3+ character search term by the trigram index', async () => {
+    const used = await indexesUsed({ search: toSearchTerm('md5-not-there-xyz') }, (sql) => sql.includes('count('));
+
+    expect(used).toContain('Bitmap Index Scan contacts_search_trgm_idx');
+  });
+
+  it('finds a phone fragment typed with spaces and a trunk 0 by the digits trigram index', async () => {
+    // Lead 1234's phone is +4420 and (1234 * 7919) % 10^8 = 09772046.
+    const used = await indexesUsed({ search: toSearchTerm('020 0977 2046') }, (sql) => sql.includes('count('));
+
+    expect(used).toContain('Bitmap Index Scan contacts_phone_digits_trgm_idx');
+  });
+});

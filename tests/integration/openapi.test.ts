@@ -1,0 +1,191 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import request from 'supertest';
+import superjson from 'superjson';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { createTestContext } from '../helpers/test-app';
+import { createLead, createWorkspace } from '../helpers/factories';
+import { listLeads } from '../helpers/leads-rest';
+import { rpcGet } from '../helpers/rpc';
+import { procedures } from '../../src/procedures';
+import { createRegistry } from '../../src/rpc/registry';
+import { leadsGetAll } from '../../src/procedures/leads/get-all';
+
+const ctx = createTestContext();
+afterAll(() => ctx.close());
+
+type Doc = { openapi: string; paths: Record<string, Record<string, any>>; components: { schemas: Record<string, any> } };
+let doc: Doc;
+beforeAll(async () => {
+  doc = (await request(ctx.app).get('/api/v1/openapi.json')).body;
+});
+
+const RPC = '/api/v1/rpc/';
+const exposed = procedures.filter((p) => p.exposed === true);
+const rpcOperations = () =>
+  Object.entries(doc.paths)
+    .filter(([path]) => path.startsWith(RPC))
+    .flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ name: path.slice(RPC.length), method: method.toUpperCase(), op })));
+
+const run = promisify(execFile);
+const VALIDATOR_CLI = require.resolve('@seriousme/openapi-schema-validator/bin/validate-api-cli.js');
+
+/** Runs the validator's own CLI: the package is ESM-only, which jest's CommonJS runtime cannot import. */
+async function validateWithCli(document: unknown): Promise<{ valid: boolean; errors?: unknown }> {
+  const dir = mkdtempSync(join(tmpdir(), 'openapi-'));
+  try {
+    const file = join(dir, 'openapi.json');
+    writeFileSync(file, JSON.stringify(document));
+    const { stdout } = await run(process.execPath, [VALIDATOR_CLI, file]).catch((err: { stdout: string }) => err);
+    return JSON.parse(stdout);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Ajv over the document's component schemas, so real answers can be checked against them. */
+function schemaValidator() {
+  const ajv = new Ajv2020({ strict: true, allowUnionTypes: true, allErrors: true });
+  addFormats(ajv);
+  // The `#/components/schemas/...` references resolve inside a wrapper shaped like the document.
+  ajv.addKeyword('components');
+  ajv.addSchema({ $id: 'doc', components: doc.components }, 'doc');
+  return (name: string, value: unknown) => {
+    const validate = ajv.getSchema(`doc#/components/schemas/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`)!;
+    return validate(value) ? [] : validate.errors;
+  };
+}
+
+describe('GET /api/v1/openapi.json', () => {
+  it('answers 200 JSON without an Authorization header', async () => {
+    const res = await request(ctx.app).get('/api/v1/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.body.openapi).toMatch(/^3\.1\./);
+    expect((await request(ctx.app).get('/api/v1/openapi.json').set('Authorization', 'Bearer not-a-key')).status).toBe(200);
+  });
+
+  it('is a valid OpenAPI 3.1 document, and the validator does refuse a broken one', async () => {
+    expect(await validateWithCli(doc)).toEqual({ valid: true });
+    const broken = { ...doc, paths: { ...doc.paths, '/x': { get: { responses: { '200': { content: {} } } } } } };
+    expect((await validateWithCli(broken)).valid).toBe(false);
+  });
+
+  it('holds component schemas that each compile as JSON Schema 2020-12 in strict mode', () => {
+    const check = schemaValidator();
+    for (const name of Object.keys(doc.components.schemas)) expect(() => check(name, {})).not.toThrow();
+  });
+
+  it('lists exactly the exposed procedures with their methods, and no app-only one such as apiKeys.list', () => {
+    expect(procedures.some((p) => !p.exposed)).toBe(true);
+    const listed = rpcOperations().map(({ name, method }) => `${method} ${name}`).sort();
+    expect(listed).toEqual(exposed.map((p) => `${p.method} ${p.name}`).sort());
+    expect(Object.keys(doc.paths)).not.toContain('/api/v1/rpc/apiKeys.list');
+    expect(Object.keys(doc.paths).filter((p) => !p.startsWith(RPC))).toEqual(['/api/v1/leads']);
+  });
+
+  it('names the required scope of every operation as x-required-scope, bearer security and in the description', () => {
+    expect(doc.components).toMatchObject({ securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } } });
+    for (const { name, op } of rpcOperations()) {
+      const scope = exposed.find((p) => p.name === name)!.scope;
+      expect([name, op['x-required-scope'], op.security, op.description.includes(`\`${scope}\``)]).toEqual([name, scope, [{ bearerAuth: [scope] }], true]);
+      expect(op.tags).toEqual([name.split('.')[0]]);
+    }
+    expect(doc.paths['/api/v1/leads']!.get['x-required-scope']).toBe('leads.read');
+  });
+
+  it('describes a read by its input query parameter and a write by its body, both in the envelope', () => {
+    const read = doc.paths['/api/v1/rpc/leads.getById']!.get;
+    expect(read.parameters).toEqual([
+      expect.objectContaining({ name: 'input', in: 'query', required: true, content: { 'application/json': { schema: expect.objectContaining({ required: ['json'] }) } } }),
+    ]);
+    expect(read.parameters[0].content['application/json'].schema.properties.json).toEqual({ $ref: '#/components/schemas/leads.getById.input' });
+    expect(doc.components.schemas['leads.getById.input']).toMatchObject({ type: 'object', required: ['id'], additionalProperties: false });
+    expect(doc.paths['/api/v1/rpc/leads.getAll']!.get.parameters[0].required).toBe(false);
+
+    const write = doc.paths['/api/v1/rpc/leads.create']!.post;
+    expect(write.parameters).toBeUndefined();
+    expect(write.requestBody.content['application/json'].schema.properties.json).toEqual({ $ref: '#/components/schemas/leads.create.input' });
+    expect(Object.keys(write.responses)).toEqual(['200', '400', '401', '403', '404', '409', '413', '415', '500', '503']);
+    const input = doc.components.schemas['leads.create.input'];
+    expect(input.required).toEqual(['name', 'phone']);
+    expect(JSON.stringify(input.properties.nextCallAt)).toContain('"format":"date-time"');
+  });
+
+  it('describes the REST leads list with its six query parameters, the Lead page and the REST error body', () => {
+    const op = doc.paths['/api/v1/leads']!.get;
+    expect(op.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual(['query:status', 'query:search', 'query:assignedToId', 'query:cursor', 'query:page', 'query:pageSize']);
+    expect(op.parameters[0].schema.enum).toHaveLength(10);
+    expect(op.parameters[5].schema).toMatchObject({ type: 'integer', minimum: 1, default: 50 });
+    expect(op.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/LeadPage' });
+    expect(op.responses['401'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/RestError' });
+  });
+
+  it("matches the service's real answers and inputs: a REST page, a REST error, an RPC result, an RPC 400, a superjson input", async () => {
+    const check = schemaValidator();
+    const ws = await createWorkspace(ctx.db);
+    await createLead(ctx.db, ws.org.id, { emails: ['a@example.com'], company: 'Acme', nextCallAt: new Date() });
+    const page = await listLeads(ctx.app, ws.key, { status: 'NOT_CONTACTED', search: 'Lead', page: 1, pageSize: 5 });
+    expect(page.status).toBe(200);
+    expect(page.body.data).toHaveLength(1);
+    expect(check('LeadPage', page.body)).toEqual([]);
+    expect(check('LeadPage', { ...page.body, data: [{ ...page.body.data[0], status: 'NEW' }] })).not.toEqual([]);
+    const restError = await listLeads(ctx.app, null);
+    expect([restError.status, check('RestError', restError.body)]).toEqual([401, []]);
+
+    const ok = await rpcGet(ctx.app, 'leads.getAll', {}, ws.key);
+    expect([ok.status, check('RpcSuccess', ok.body)]).toEqual([200, []]);
+    const bad = await rpcGet(ctx.app, 'leads.getById', {}, ws.key);
+    expect([bad.status, check('RpcError', bad.body)]).toEqual([400, []]);
+    expect(check('leads.getById.input', {})).not.toEqual([]);
+    const sent = superjson.serialize({ name: 'Ana', phone: '+44 20 7946 0018', nextCallAt: new Date() });
+    expect(check('leads.create.input', sent.json)).toEqual([]);
+  });
+
+  it('marks a deprecated procedure as deprecated with its sunset and replacement', async () => {
+    const old = { ...leadsGetAll, name: 'leads.list', deprecated: { since: '2026-01-01', sunset: '2026-09-01', replacement: 'leads.getAll' } };
+    const custom = createTestContext({ registry: createRegistry([leadsGetAll, old]) });
+    try {
+      const { body } = await request(custom.app).get('/api/v1/openapi.json');
+      expect(body.paths['/api/v1/rpc/leads.getAll'].get.deprecated).toBeUndefined();
+      expect(body.paths['/api/v1/rpc/leads.list'].get).toMatchObject({ deprecated: true, 'x-sunset': '2026-09-01', 'x-replacement': 'leads.getAll' });
+      expect(body.paths['/api/v1/rpc/leads.list'].get.description).toContain('use `leads.getAll` instead');
+    } finally {
+      await custom.close();
+    }
+  });
+});
+
+describe('GET /docs', () => {
+  it('answers 200 HTML under its own CSP, loading only same-origin assets that are served', async () => {
+    const res = await request(ctx.app).get('/docs');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    const csp = res.headers['content-security-policy'];
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("connect-src 'self'");
+    expect(csp).not.toMatch(/https?:|unsafe-eval/);
+
+    const urls = [...res.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+    expect(urls).toEqual(expect.arrayContaining(['/docs/assets/swagger-ui-bundle.js', '/docs/assets/swagger-ui.css', '/docs/assets/docs.js']));
+    expect(res.text).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+    for (const url of urls) {
+      expect(url).toMatch(/^\/(?!\/)/);
+      const asset = await request(ctx.app).get(url);
+      expect([url, asset.status]).toEqual([url, 200]);
+    }
+    const script = await request(ctx.app).get('/docs/assets/docs.js');
+    expect(script.headers['content-type']).toMatch(/javascript/);
+    expect(script.text).toContain("url: '/api/v1/openapi.json'");
+  });
+
+  it('serves only the Swagger UI files the page uses (404 for the package index that loads the Petstore)', async () => {
+    const res = await request(ctx.app).get('/docs/assets/index.html');
+    expect(res.status).toBe(404);
+    expect((await request(ctx.app).get('/docs/assets/swagger-initializer.js')).status).toBe(404);
+  });
+});

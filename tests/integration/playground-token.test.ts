@@ -1,0 +1,131 @@
+import request from 'supertest';
+import jwt from 'jsonwebtoken';
+import { createTestContext } from '../helpers/test-app';
+import { createKey, createMember, createOrg } from '../helpers/factories';
+import { createJwtKeys } from '../../src/auth/secrets';
+import { signMemberSession } from '../../src/auth/member-session';
+import { knownScopes } from '../../src/procedures/scopes';
+
+const ctx = createTestContext();
+afterAll(() => ctx.close());
+
+const keys = createJwtKeys();
+const READ_SCOPES = [...knownScopes()].filter((s) => s.endsWith('.read')).sort();
+
+/** A developer in a workspace with DEVELOPER_API, and a member session for them. */
+async function developer(options: { permissions?: string[]; features?: string[] } = {}) {
+  const org = await createOrg(ctx.db, { features: options.features ?? ['DEVELOPER_API'] });
+  const member = await createMember(ctx.db, org.id, options.permissions ?? ['DEVELOPER']);
+  const session = signMemberSession(keys.session, { memberId: member.id, orgId: org.id }).token;
+  return { org, member, session };
+}
+
+function issue(authorization: string | undefined, body?: unknown) {
+  let req = request(ctx.app).post('/api/v1/playground/token');
+  if (authorization !== undefined) req = req.set('Authorization', authorization);
+  return body === undefined ? req : req.set('Content-Type', 'application/json').send(JSON.stringify(body));
+}
+
+describe('POST /api/v1/playground/token: issuing', () => {
+  it('answers a token valid exactly one hour, with every exposed read scope by default', async () => {
+    const dev = await developer();
+    const res = await issue(`Bearer ${dev.session}`);
+
+    expect(res.status).toBe(200);
+    expect(res.body.scopes).toEqual(READ_SCOPES);
+    expect(READ_SCOPES).toContain('leads.read');
+    expect(READ_SCOPES.some((s) => !s.endsWith('.read'))).toBe(false);
+    expect(Math.abs(Date.parse(res.body.expiresAt) - Date.now() - 3600_000)).toBeLessThan(1000);
+    const claims = jwt.decode(res.body.token) as Record<string, any>;
+    expect(claims.exp - claims.iat).toBe(3600);
+    expect(claims).toMatchObject({ sub: dev.member.id, org: dev.org.id, typ: 'playground', scopes: READ_SCOPES });
+    expect(claims.exp * 1000).toBe(Date.parse(res.body.expiresAt));
+  });
+
+  it('answers the write scopes asked for in the body, de-duplicated', async () => {
+    const dev = await developer();
+    const res = await issue(`Bearer ${dev.session}`, { scopes: ['leads.read', 'leads.create', 'leads.create'] });
+
+    expect(res.status).toBe(200);
+    expect(res.body.scopes).toEqual(['leads.read', 'leads.create']);
+    expect((jwt.decode(res.body.token) as any).scopes).toEqual(['leads.read', 'leads.create']);
+  });
+
+  it.each([
+    ['a misspelt scope', { scopes: ['leads.read', 'leads.creat'] }, ['scopes', 1]],
+    ['an app-only scope', { scopes: ['apiKeys.read'] }, ['scopes', 0]],
+    ['an empty scope list', { scopes: [] }, ['scopes']],
+    ['an unknown field', { scope: ['leads.read'] }, ['scope']],
+  ])('answers 400 with the REST error body for %s', async (_label, body, path) => {
+    const dev = await developer();
+    const res = await issue(`Bearer ${dev.session}`, body);
+
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('BAD_REQUEST');
+    expect(res.body.error.issues).toEqual([expect.objectContaining({ path })]);
+  });
+
+  it('answers 400 for malformed JSON and 415 for a body that is not JSON', async () => {
+    const dev = await developer();
+    const malformed = await issue(`Bearer ${dev.session}`).set('Content-Type', 'application/json').send('{"scopes": [');
+    const text = await issue(`Bearer ${dev.session}`).set('Content-Type', 'text/plain').send('{"scopes":["leads.create"]}');
+
+    expect(malformed.status).toBe(400);
+    expect(text.status).toBe(415);
+    expect(text.body.error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+  });
+});
+
+describe('POST /api/v1/playground/token: 403 FORBIDDEN', () => {
+  it('refuses a member without the DEVELOPER permission, saying so', async () => {
+    const dev = await developer({ permissions: [] });
+    const res = await issue(`Bearer ${dev.session}`);
+
+    expect(res.status).toBe(403);
+    expect(res.body.error).toEqual({ code: 'FORBIDDEN', message: expect.stringMatching(/lacks the DEVELOPER permission/) });
+  });
+
+  it('refuses a workspace without the DEVELOPER_API feature, saying so', async () => {
+    const dev = await developer({ features: [] });
+    const res = await issue(`Bearer ${dev.session}`);
+
+    expect(res.status).toBe(403);
+    expect(res.body.error.message).toMatch(/workspace lacks the DEVELOPER_API feature/);
+  });
+});
+
+describe('POST /api/v1/playground/token: 401 UNAUTHORIZED', () => {
+  it('refuses an API key of a developer, naming the member session it needs', async () => {
+    const dev = await developer();
+    const { key } = await createKey(ctx.db, dev.org.id, { memberId: dev.member.id });
+    const res = await issue(`Bearer ${key}`);
+
+    expect(res.status).toBe(401);
+    expect(res.body.error.message).toMatch(/API key cannot open the developer page/);
+    expect(res.headers['www-authenticate']).toBe('Bearer realm="workspace-api"');
+  });
+
+  it('refuses a playground token used as a session', async () => {
+    const dev = await developer();
+    const { token } = (await issue(`Bearer ${dev.session}`)).body;
+    const res = await issue(`Bearer ${token}`);
+
+    expect(res.status).toBe(401);
+    expect(res.body.error).toEqual({ code: 'UNAUTHORIZED', message: 'Invalid member session' });
+  });
+
+  it('refuses a missing header, an expired session and the session of a deleted member', async () => {
+    const dev = await developer();
+    const expired = signMemberSession(keys.session, { memberId: dev.member.id, orgId: dev.org.id }, Date.now() - 13 * 3600_000).token;
+    const ghost = signMemberSession(keys.session, { memberId: 'mem_gone', orgId: dev.org.id }).token;
+
+    expect((await issue(undefined)).status).toBe(401);
+    expect((await issue(`Bearer ${expired}`)).body.error.message).toBe('The member session has expired');
+    expect((await issue(`Bearer ${ghost}`)).status).toBe(401);
+  });
+
+  it('checks the session before reading the body: an anonymous malformed body is a 401, not a 400', async () => {
+    const res = await issue(undefined).set('Content-Type', 'application/json').send('{oops');
+    expect(res.status).toBe(401);
+  });
+});

@@ -1,0 +1,100 @@
+import { ConfigError, DEV_SESSION_SECRET, DEV_TOKEN_SECRET, loadConfig } from '../../src/config';
+
+function errorOf(env: NodeJS.ProcessEnv): unknown {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected loadConfig to throw');
+}
+
+describe('loadConfig', () => {
+  it('answers the defaults for an empty environment: port 3000, embedded database in ./data, 1-second key cache', () => {
+    expect(loadConfig({})).toEqual({
+      NODE_ENV: 'development',
+      PORT: 3000,
+      HOST: '0.0.0.0',
+      EMBEDDED_DB_DIR: './data',
+      DB_POOL_MAX: 10,
+      BODY_LIMIT: '1mb',
+      LOG_LEVEL: 'info',
+      KEY_CACHE_TTL_MS: 1000,
+      KEY_CACHE_LIVE_TTL_MS: 60_000,
+      SESSION_SECRET: DEV_SESSION_SECRET,
+      TOKEN_SECRET: DEV_TOKEN_SECRET,
+      SHUTDOWN_TIMEOUT_MS: 10_000,
+    });
+    expect(loadConfig({}).DATABASE_URL).toBeUndefined();
+  });
+
+  describe('with NODE_ENV=production', () => {
+    const ready = {
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgres://app@db:5432/crm',
+      SESSION_SECRET: 's'.repeat(40),
+      TOKEN_SECRET: 't'.repeat(40),
+    };
+
+    it('starts with a database URL and its own secrets', () => {
+      expect(loadConfig(ready)).toMatchObject({ NODE_ENV: 'production', DATABASE_URL: ready.DATABASE_URL });
+    });
+
+    it('refuses the embedded database, naming DATABASE_URL', () => {
+      expect(() => loadConfig({ ...ready, DATABASE_URL: undefined })).toThrow(/^Invalid environment variable DATABASE_URL: required when NODE_ENV=production/);
+    });
+
+    it('refuses the development session secret, naming SESSION_SECRET', () => {
+      expect(() => loadConfig({ ...ready, SESSION_SECRET: DEV_SESSION_SECRET })).toThrow(/^Invalid environment variable SESSION_SECRET: the development default/);
+    });
+
+    it('refuses the development token secret, naming TOKEN_SECRET', () => {
+      expect(() => loadConfig({ ...ready, TOKEN_SECRET: undefined })).toThrow(/^Invalid environment variable TOKEN_SECRET: the development default/);
+    });
+  });
+
+  it('refuses a METRICS_TOKEN under 16 characters and a REDIS_URL that is not redis://', () => {
+    expect(() => loadConfig({ METRICS_TOKEN: 'short' })).toThrow(/^Invalid environment variable METRICS_TOKEN/);
+    expect(() => loadConfig({ REDIS_URL: 'http://x' })).toThrow(/^Invalid environment variable REDIS_URL/);
+  });
+
+  it('reads given values, numbers as numbers', () => {
+    const config = loadConfig({ PORT: '8080', DATABASE_URL: 'postgresql://app@db:5432/crm', DB_POOL_MAX: '20', KEY_CACHE_TTL_MS: '0', LOG_LEVEL: 'debug' });
+
+    expect(config).toMatchObject({ PORT: 8080, DATABASE_URL: 'postgresql://app@db:5432/crm', DB_POOL_MAX: 20, KEY_CACHE_TTL_MS: 0, LOG_LEVEL: 'debug' });
+    expect(loadConfig({ DATABASE_URL: 'postgres://localhost/x' }).DATABASE_URL).toBe('postgres://localhost/x');
+  });
+
+  it('treats an empty variable as unset', () => {
+    const config = loadConfig({ PORT: '', DATABASE_URL: '' });
+
+    expect(config.PORT).toBe(3000);
+    expect(config).not.toHaveProperty('DATABASE_URL');
+  });
+
+  it('throws a ConfigError naming PORT for PORT=abc', () => {
+    const err = errorOf({ PORT: 'abc' });
+
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as Error).message).toMatch(/^Invalid environment variable PORT: /);
+  });
+
+  it('throws a ConfigError naming DATABASE_URL for a mysql:// URL', () => {
+    const err = errorOf({ DATABASE_URL: 'mysql://x' });
+
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as Error).message).toBe('Invalid environment variable DATABASE_URL: must be a postgres:// URL');
+  });
+
+  it('refuses a key cache longer than the 1-second revocation bound', () => {
+    const err = errorOf({ KEY_CACHE_TTL_MS: '5000' });
+
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as Error).message).toMatch(/^Invalid environment variable KEY_CACHE_TTL_MS: /);
+  });
+
+  it('refuses a port out of range and a body limit without a size', () => {
+    expect((errorOf({ PORT: '70000' }) as Error).message).toMatch(/variable PORT: /);
+    expect((errorOf({ BODY_LIMIT: 'lots' }) as Error).message).toBe('Invalid environment variable BODY_LIMIT: must be a size such as 1mb or 524288');
+  });
+});
