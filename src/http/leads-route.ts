@@ -2,7 +2,7 @@ import express, { type Router } from 'express';
 import { assertScope, type Principal } from '../auth/principal';
 import { fromZodError } from '../errors/zod-issues';
 import { invalidInput } from '../errors/app-error';
-import { listLeadsPage } from '../db/leads-page';
+import { renderLeadsPageJson } from '../db/leads-page';
 import { leadsListQuery, toLeadListFilters } from '../procedures/leads/lead-list.schema';
 import type { Db } from '../db/knex';
 import { recordPrincipal } from '../observability/request-principal';
@@ -23,7 +23,8 @@ export function leadsRouter(deps: { db: Db; authenticate(authorization: string |
     }
     const parsed = leadsListQuery.safeParse(req.query);
     if (!parsed.success) throw fromZodError(parsed.error);
-    res.status(200).json(await listLeadsPage(deps.db, principal.orgId, toLeadListFilters(parsed.data), parsed.data));
+    const body = await renderLeadsPageJson(deps.db, principal.orgId, toLeadListFilters(parsed.data), parsed.data);
+    res.status(200).type('application/json').send(body);
   });
   return router;
 }

@@ -21,6 +21,9 @@ export const phoneField = requiredText(40);
 
 /**
  * A point in time: a Date (from a superjson client) or an ISO 8601 string with a time zone
- * (for plain-JSON clients such as curl). Invalid Dates are refused.
+ * (for plain-JSON clients such as curl). Invalid Dates are refused, and so are years outside
+ * 0001-9999 (RFC 3339's range), which plain-JSON answers could not write as four-digit years.
  */
-export const dateTimeField = z.union([z.date(), z.iso.datetime({ offset: true }).transform((s) => new Date(s))]);
+export const dateTimeField = z
+  .union([z.date(), z.iso.datetime({ offset: true }).transform((s) => new Date(s))])
+  .refine((d) => d.getUTCFullYear() >= 1 && d.getUTCFullYear() <= 9999, 'must be between the years 0001 and 9999');
