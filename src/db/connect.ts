@@ -15,7 +15,9 @@ export interface Database {
  */
 export async function connectDatabase(options: { url?: string; embeddedDir: string; poolMax: number; migrate?: boolean }): Promise<Database> {
   const embedded = options.url ? undefined : await startEmbeddedPostgres({ dataDir: options.embeddedDir });
-  const db = createDb({ url: options.url ?? embedded!.url, poolMax: options.poolMax });
+  // PGlite runs every socket connection in its one session: statements of two pooled connections
+  // would interleave (a failed one aborting the other's transaction), so it gets one connection.
+  const db = createDb({ url: options.url ?? embedded!.url, poolMax: embedded ? 1 : options.poolMax });
   try {
     if (options.migrate !== false) await migrateLatest(db);
   } catch (err) {
