@@ -33,7 +33,7 @@ async function main(): Promise<void> {
   db.on('query', onQuery);
   for (const [name, filters] of cases) {
     captured.length = 0;
-    await leadsQueries.list(db, org.id, filters, { page: 1, pageSize: 100 });
+    await leadsQueries.listAsJson(db, org.id, filters, { page: 1, pageSize: 100 });
     const queries = [...captured];
     console.log(`\n#### ${name}\n`);
     for (const query of queries) {

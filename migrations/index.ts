@@ -8,6 +8,7 @@ import * as createLeadCounts from './20261123150000_create_lead_counts';
 import * as indexContactSearch from './20261123150100_index_contact_search';
 import * as indexLeadsUnassigned from './20261123150200_index_leads_unassigned';
 import * as notifyApiKeyChanges from './20261123160000_notify_api_key_changes';
+import * as createIdempotencyKeys from './20261201120000_create_idempotency_keys';
 
 /**
  * Every migration, in order. An explicit list rather than a scanned folder: it works the same
@@ -24,4 +25,5 @@ export const MIGRATIONS = [
   { name: '20261123150100_index_contact_search', module: indexContactSearch },
   { name: '20261123150200_index_leads_unassigned', module: indexLeadsUnassigned },
   { name: '20261123160000_notify_api_key_changes', module: notifyApiKeyChanges },
+  { name: '20261201120000_create_idempotency_keys', module: createIdempotencyKeys },
 ];

@@ -17,31 +17,40 @@ import { playgroundRouter } from './http/playground-route';
 import { developerRouter } from './http/developer-api-route';
 import { createMetrics } from './observability/metrics';
 import { requestLog } from './observability/request-log';
+import { publicApiCors } from './http/cors';
 import { createRouteLabeller } from './observability/route-label';
 import { healthRouter } from './http/health-route';
 import { metricsRouter } from './http/metrics-route';
 import type { CacheInvalidation } from './auth/key-invalidation';
+import type { RateLimiter } from './ratelimit/rate-limiter';
 
 export interface AppDeps {
   db: Db;
   config: Pick<Config, 'BODY_LIMIT' | 'KEY_CACHE_TTL_MS'> & Partial<Pick<Config, 'SESSION_SECRET' | 'TOKEN_SECRET'>>
     & Partial<Pick<Config, 'METRICS_TOKEN'>>
+    & Partial<Pick<Config, 'TRUST_PROXY'>>
     & { /** How long a verified key is trusted while `cacheInvalidation` is live (60 s by default). */ KEY_CACHE_LIVE_TTL_MS?: number };
   logger: Logger;
   /** The procedures to serve; the full registry unless a test gives its own. */
   registry?: Registry;
   /** The process's LISTEN connection (started by index.ts); without it keys are trusted for KEY_CACHE_TTL_MS only. */
   cacheInvalidation?: CacheInvalidation;
+  /** Rate limits of the action endpoints and the REST list (index.ts builds it from the config); none when absent. */
+  rateLimiter?: RateLimiter;
 }
 
 /** Builds the HTTP application; never listens (index.ts does), so tests drive it directly. */
-export function createApp({ db, config, logger, registry = createProcedureRegistry(), cacheInvalidation }: AppDeps): Express {
+export function createApp({ db, config, logger, registry = createProcedureRegistry(), cacheInvalidation, rateLimiter }: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
+  // req.ip (what failed authentications are counted against) reads X-Forwarded-For only from these proxies.
+  app.set('trust proxy', config.TRUST_PROXY ?? false);
   app.set('etag', false);
   app.use(helmet());
   const metrics = createMetrics(db);
   app.use(requestLog({ logger, metrics, labelsOf: createRouteLabeller(app, (name) => registry.has(name)) }));
+  // Before every router, so preflights are answered without a key and every API answer (errors too) carries CORS.
+  app.use(publicApiCors());
 
   const authenticator = createKeyAuthenticator({
     db,
@@ -55,11 +64,11 @@ export function createApp({ db, config, logger, registry = createProcedureRegist
     db, cacheTtlMs: config.KEY_CACHE_TTL_MS, invalidation: cacheInvalidation, liveCacheTtlMs: config.KEY_CACHE_LIVE_TTL_MS,
   });
   const authenticate = createAuthenticator({ keys: authenticator, tokenKey: jwtKeys.token, readAccess });
-  app.use(rpcRouter({ registry, db, authenticate }, config.BODY_LIMIT));
+  app.use(rpcRouter({ registry, db, authenticate, rateLimiter }, config.BODY_LIMIT));
   // After the API routes (their paths never overlap), so an API call does not walk these routers.
   app.use(healthRouter({ db, logger }));
   app.use(metricsRouter({ registry: metrics.registry, token: config.METRICS_TOKEN }));
-  app.use(leadsRouter({ db, authenticate }));
+  app.use(leadsRouter({ db, authenticate, rateLimiter }));
   app.use(playgroundRouter({ jwtKeys, readAccess }, config.BODY_LIMIT));
 
   app.use(docsRouter({ registry }));

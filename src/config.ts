@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { trustProxySetting } from './ratelimit/trust-proxy';
 
 /** Development-only JWT secrets: anyone can read them here, so a deployment must set its own. */
 export const DEV_SESSION_SECRET = 'dev-only-session-secret-change-me-0000000000';
@@ -12,6 +13,10 @@ const schema = z.object({
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// URL' }).optional(),
   EMBEDDED_DB_DIR: z.string().min(1).default('./data'),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(1000).default(10),
+  /** How long a request waits for a database connection (or a new one's handshake) before a 503: fail fast while PostgreSQL is down. */
+  DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(3000),
+  /** PostgreSQL cancels a statement of a request running longer (0: never); migrations and the CLI go without. */
+  DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(15_000),
   /** Largest accepted request body, in bytes or with a unit (`1mb`, `512kb`). */
   BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)?$/i, 'must be a size such as 1mb or 524288').default('1mb'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -28,6 +33,12 @@ const schema = z.object({
   TOKEN_SECRET: z.string().min(32, 'must be at least 32 characters').default(DEV_TOKEN_SECRET),
   /** Redis for state several instances must share (rate limits); optional. */
   REDIS_URL: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// URL' }).optional(),
+  /** Requests per minute per API key for every tier, replacing the tiers' own limits; 0 turns rate limiting off. */
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).optional(),
+  /** Failed authentications per minute per client address before it gets 429 (0: no such limit). */
+  RATE_LIMIT_FAILED_AUTH_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(30),
+  /** Which proxies may name the client's address in X-Forwarded-For; off by default. */
+  TRUST_PROXY: trustProxySetting,
   /** When set, GET /metrics requires `Authorization: Bearer <METRICS_TOKEN>`. */
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   /** How long SIGTERM waits for in-flight requests before closing anyway. */

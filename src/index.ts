@@ -7,8 +7,11 @@ import * as orgsQueries from './db/queries/orgs.queries';
 import { createApp } from './app';
 import { createLogger, type Logger } from './logger';
 import { createGracefulShutdown } from './server/graceful-shutdown';
+import { createHttpServer } from './server/http-server';
 import { seedDemo } from '../seeds/01_demo_workspaces';
 import { createCacheInvalidationListener } from './auth/key-invalidation';
+import { startIdempotencyCleanup } from './idempotency/expired-cleanup';
+import { createRateLimiterFromConfig } from './ratelimit/rate-limiter-from-config';
 
 /** Starts the service: DATABASE_URL when set, else the embedded database (demo data on first start). */
 async function main(): Promise<void> {
@@ -23,7 +26,15 @@ async function main(): Promise<void> {
     throw err;
   }
   const logger = createLogger(config.LOG_LEVEL, { nodeEnv: config.NODE_ENV });
-  const database = await connectDatabase({ url: config.DATABASE_URL, embeddedDir: config.EMBEDDED_DB_DIR, poolMax: config.DB_POOL_MAX });
+  const database = await connectDatabase({
+    url: config.DATABASE_URL,
+    embeddedDir: config.EMBEDDED_DB_DIR,
+    poolMax: config.DB_POOL_MAX,
+    acquireTimeoutMs: config.DB_ACQUIRE_TIMEOUT_MS,
+    statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS,
+    applicationName: 'workspace-api',
+    onWarning: (message) => logger.warn(`database pool: ${message}`),
+  });
   if (database.embedded) await announceDemoKey(database, config, logger);
 
   // Connects in the background: until its first round trip succeeds, keys get the short TTL. The
@@ -33,14 +44,19 @@ async function main(): Promise<void> {
     : undefined;
   if (cacheInvalidation) cacheInvalidation.start();
   else logger.info(`embedded database: verified API keys are trusted for ${config.KEY_CACHE_TTL_MS} ms (no change notifications)`);
-  const server = createApp({ db: database.db, config, logger, cacheInvalidation }).listen(config.PORT, config.HOST);
+  const rateLimiter = await createRateLimiterFromConfig(config, logger);
+  const server = createHttpServer(createApp({ db: database.db, config, logger, cacheInvalidation, rateLimiter })).listen(config.PORT, config.HOST);
   await once(server, 'listening');
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   logger.info({ port, database: database.embedded ? 'embedded' : 'postgres' }, `listening on http://localhost:${port}`);
 
+  const idempotencyCleanup = startIdempotencyCleanup({ db: database.db, logger });
+
   const closeResources = async () => {
+    await idempotencyCleanup.stop();
     await cacheInvalidation?.stop();
+    await rateLimiter?.close();
     await database.close();
   };
   const shutdown = createGracefulShutdown({ server, logger, timeoutMs: config.SHUTDOWN_TIMEOUT_MS, closeResources });

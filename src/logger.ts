@@ -11,11 +11,13 @@ export interface LoggerOptions {
 
 /**
  * One JSON object per line on stdout, the shape log collectors expect. The request log never
- * carries headers or bodies; the redaction is a second guard for any future `req` field.
+ * carries headers or bodies; the redaction is a second guard for any future `req` field, and
+ * drops a PostgreSQL error's `detail`, which quotes the values written ("Failing row contains
+ * (...)", "Key (email)=(...) already exists"): the log keeps the SQL, its state and constraint.
  */
 export function createLogger(level: string, options: LoggerOptions = {}): Logger {
   const destination = options.destination ?? (options.nodeEnv === 'development' ? prettyStream() : undefined);
-  return pino({ level, base: undefined, redact: ['req.headers.authorization', 'req.headers.cookie'] }, destination);
+  return pino({ level, base: undefined, redact: ['req.headers.authorization', 'req.headers.cookie', 'err.detail'] }, destination);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { createDb, type Db } from './knex';
+import { createDb, type Db, type DbOptions } from './knex';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres';
 import { migrateLatest } from './migrator';
 
@@ -9,22 +9,38 @@ export interface Database {
   close(): Promise<void>;
 }
 
+export interface ConnectOptions {
+  url?: string;
+  embeddedDir: string;
+  poolMax: number;
+  migrate?: boolean;
+  /** DB_ACQUIRE_TIMEOUT_MS: how long a request waits for a connection before a 503. */
+  acquireTimeoutMs?: number;
+  /** DB_STATEMENT_TIMEOUT_MS for the pool's statements (not for migrations, which may build indexes for minutes). */
+  statementTimeoutMs?: number;
+  applicationName?: string;
+  onWarning?: (message: string) => void;
+}
+
 /**
  * Connects to DATABASE_URL when given, else starts the embedded database in `embeddedDir`;
- * either way pending migrations are applied first (unless `migrate: false`).
+ * either way pending migrations are applied first (unless `migrate: false`), on a connection of
+ * their own without the statement timeout.
  */
-export async function connectDatabase(options: { url?: string; embeddedDir: string; poolMax: number; migrate?: boolean }): Promise<Database> {
+export async function connectDatabase(options: ConnectOptions): Promise<Database> {
   const embedded = options.url ? undefined : await startEmbeddedPostgres({ dataDir: options.embeddedDir });
-  // PGlite runs every socket connection in its one session: statements of two pooled connections
-  // would interleave (a failed one aborting the other's transaction), so it gets one connection.
-  const db = createDb({ url: options.url ?? embedded!.url, poolMax: embedded ? 1 : options.poolMax });
+  const url = options.url ?? embedded!.url;
+  const { acquireTimeoutMs, applicationName, onWarning } = options;
   try {
-    if (options.migrate !== false) await migrateLatest(db);
+    if (options.migrate !== false) await migrateOnce(url, { acquireTimeoutMs, applicationName, onWarning });
   } catch (err) {
-    await db.destroy();
     await embedded?.stop();
     throw err;
   }
+  // PGlite runs every socket connection in its one session: statements of two pooled connections
+  // would interleave (a failed one aborting the other's transaction), so it gets one connection.
+  const poolMax = embedded ? 1 : options.poolMax;
+  const db = createDb({ url, poolMax, acquireTimeoutMs, statementTimeoutMs: options.statementTimeoutMs, applicationName, onWarning });
   return {
     db,
     embedded,
@@ -33,4 +49,13 @@ export async function connectDatabase(options: { url?: string; embeddedDir: stri
       await embedded?.stop();
     },
   };
+}
+
+async function migrateOnce(url: string, options: Omit<DbOptions, 'url' | 'poolMax'>): Promise<void> {
+  const db = createDb({ url, poolMax: 1, ...options });
+  try {
+    await migrateLatest(db);
+  } finally {
+    await db.destroy();
+  }
 }

@@ -7,18 +7,58 @@ export type Db = Knex;
 // letting pg turn them into a Date at local midnight, which shifts with the server's time zone.
 pg.types.setTypeParser(pg.types.builtins.DATE, (value: string) => value);
 
+/** DB_ACQUIRE_TIMEOUT_MS's default (config.ts), for pools made outside the service (CLI, tests, bench). */
+const DEFAULT_ACQUIRE_TIMEOUT_MS = 3000;
+
+/**
+ * How much longer than the statement timeout the driver waits for an answer before giving up on
+ * the socket: the server cancels first, so this fires only when the connection itself is dead.
+ */
+const QUERY_TIMEOUT_SLACK_MS = 2000;
+
 export interface DbOptions {
   url: string;
   poolMax: number;
-  /** How long a request waits for a pooled connection before failing with 503. */
+  /** How long a request waits for a pooled connection (and a new connection for its handshake) before failing with 503. */
   acquireTimeoutMs?: number;
+  /** The server cancels a statement running longer (0 or absent: never). Bulk loads and migrations go without. */
+  statementTimeoutMs?: number;
+  /** Shown in pg_stat_activity, so operators (and tests) can tell this pool's sessions apart. */
+  applicationName?: string;
+  /** Where knex's warnings go (a dropped dead connection, say); knex prints them to the console otherwise. */
+  onWarning?: (message: string) => void;
 }
 
-export function createDb({ url, poolMax, acquireTimeoutMs = 5000 }: DbOptions): Db {
+/**
+ * A knex pool that fails fast while PostgreSQL is unreachable and heals by itself once it is back:
+ * a refused or hung connection attempt fails within the acquire timeout; a connection whose socket
+ * died (restart, pg_terminate_backend) is marked by knex and dropped at its next acquire; one still
+ * waiting for an answer it gave up on (query timeout on a dead socket) is dropped too, see `isIdle`.
+ */
+export function createDb(options: DbOptions): Db {
+  const { url, poolMax, acquireTimeoutMs = DEFAULT_ACQUIRE_TIMEOUT_MS, statementTimeoutMs, applicationName, onWarning } = options;
+  const statementTimeout = statementTimeoutMs ? { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + QUERY_TIMEOUT_SLACK_MS } : {};
   return knex({
     client: 'pg',
-    connection: url,
-    pool: { min: 0, max: poolMax },
+    connection: {
+      connectionString: url,
+      connectionTimeoutMillis: acquireTimeoutMs,
+      keepAlive: true,
+      ...statementTimeout,
+      ...(applicationName ? { application_name: applicationName } : {}),
+    },
+    pool: { min: 0, max: poolMax, validate: isIdle },
     acquireConnectionTimeout: acquireTimeoutMs,
+    // The first line says what happened; knex appends the driver's stack, which says nothing more.
+    ...(onWarning ? { log: { warn: (message: unknown) => onWarning(String(message).split('\n')[0]!) } } : {}),
   });
+}
+
+/**
+ * A connection handed back to the pool must be idle. One that is not gave up on an answer that
+ * never came (its query timed out on a dead socket): every later query on it would queue behind
+ * that answer forever, so the pool destroys it and makes a new one.
+ */
+function isIdle(connection: pg.Client): boolean {
+  return (connection as pg.Client & { readyForQuery?: boolean }).readyForQuery === true;
 }

@@ -10,6 +10,7 @@ export const TABLES = {
   invoiceLineItems: 'invoice_line_items',
   apiKeys: 'api_keys',
   leadCalls: 'lead_calls',
+  idempotencyKeys: 'idempotency_keys',
 } as const;
 
 /**

@@ -12,7 +12,28 @@ const PG_CODES: Record<string, { code: AppError['code']; message: string }> = {
   '40P01': { code: 'CONFLICT', message: 'The record was changed by another request; retry' },
 };
 
-const UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08006', '08001']);
+/**
+ * The database cannot be reached or is restarting: socket errors, admin_shutdown (57P01),
+ * crash_shutdown (57P02), cannot_connect_now (57P03, starting up or shutting down),
+ * too_many_connections (53300) and every connection exception (class 08).
+ */
+const UNAVAILABLE = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN',
+  '57P01', '57P02', '57P03', '53300',
+]);
+
+/** What knex and pg say, without a code, when a connection could not be had or died under a query. */
+const UNAVAILABLE_MESSAGE = /timeout acquiring a connection|Connection terminated|timeout expired|Query read timeout|not queryable/i;
+
+/** statement_timeout (DB_STATEMENT_TIMEOUT_MS) cancelled the statement. */
+const QUERY_CANCELED = '57014';
+
+/** Clients may retry a 503 after this many seconds: a restart or a failover takes a few. */
+const RETRY_AFTER = { 'Retry-After': '1' };
+
+function unavailable(message: string, cause: unknown): AppError {
+  return new AppError('SERVICE_UNAVAILABLE', message, { cause, headers: RETRY_AFTER });
+}
 
 /**
  * Maps anything thrown to an AppError. Errors from body parsing, PostgreSQL and the pool are
@@ -34,12 +55,11 @@ export function toAppError(err: unknown): AppError {
     if (typeof e.code === 'string') {
       const known = PG_CODES[e.code];
       if (known) return new AppError(known.code, known.message, { cause: err });
-      if (UNAVAILABLE.has(e.code)) {
-        return new AppError('SERVICE_UNAVAILABLE', 'The database is unavailable; retry shortly', { cause: err });
-      }
+      if (UNAVAILABLE.has(e.code) || /^08[0-9A-Z]{3}$/.test(e.code)) return unavailable('The database is unavailable; retry shortly', err);
+      if (e.code === QUERY_CANCELED) return unavailable('The database did not answer in time; retry shortly', err);
     }
-    if (typeof e.message === 'string' && /timeout acquiring a connection|Connection terminated/i.test(e.message)) {
-      return new AppError('SERVICE_UNAVAILABLE', 'The database is unavailable; retry shortly', { cause: err });
+    if (typeof e.message === 'string' && UNAVAILABLE_MESSAGE.test(e.message)) {
+      return unavailable('The database is unavailable; retry shortly', err);
     }
   }
   return new AppError('INTERNAL_SERVER_ERROR', 'An unexpected error occurred', { cause: err });

@@ -21,7 +21,13 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const error = toAppError(err);
     const status = httpStatusOf(error.code);
-    if (status >= 500) logger.error({ err: error.cause ?? err, reqId: res.locals.requestId, path: req.path }, error.message);
+    if (error.code === 'SERVICE_UNAVAILABLE') {
+      // An outage refuses every request at once: one short line each, not a stack apiece.
+      const cause = (error.cause ?? err) as { code?: unknown; message?: unknown };
+      logger.warn({ reqId: res.locals.requestId, path: req.path, cause: { code: cause.code, message: cause.message } }, error.message);
+    } else if (status >= 500) {
+      logger.error({ err: error.cause ?? err, reqId: res.locals.requestId, path: req.path }, error.message);
+    }
     if (res.headersSent) return;
     for (const [name, value] of Object.entries(error.headers ?? {})) res.setHeader(name, value);
     if (req.path === RPC_PREFIX || req.path.startsWith(`${RPC_PREFIX}/`)) {

@@ -5,17 +5,24 @@ import { invalidInput } from '../errors/app-error';
 import { renderLeadsPageJson } from '../db/leads-page';
 import { leadsListQuery, toLeadListFilters } from '../procedures/leads/lead-list.schema';
 import type { Db } from '../db/knex';
-import { recordPrincipal } from '../observability/request-principal';
+import { recordingAuthenticate } from '../observability/request-principal';
+import { authenticateWithinLimits } from '../ratelimit/authenticate-within-limits';
+import type { RateLimiter } from '../ratelimit/rate-limiter';
 
 /**
  * `GET /api/v1/leads`: the plain-REST list. Same query module and filters as `leads.getAll`;
  * plain JSON (dates as ISO strings); no maximum-tier rule, which the spec sets for action endpoints only.
  */
-export function leadsRouter(deps: { db: Db; authenticate(authorization: string | undefined): Promise<Principal> }): Router {
+export function leadsRouter(deps: {
+  db: Db;
+  authenticate(authorization: string | undefined): Promise<Principal>;
+  rateLimiter?: RateLimiter;
+}): Router {
   const router = express.Router({ caseSensitive: true });
   router.get('/api/v1/leads', async (req, res) => {
-    const principal = await deps.authenticate(req.headers.authorization);
-    recordPrincipal(res, principal);
+    // The same order as the action endpoints: address budget -> authenticate -> the key's budget.
+    const limits = deps.rateLimiter?.forCall(req.ip, (fields) => res.set(fields));
+    const principal = await authenticateWithinLimits(recordingAuthenticate(deps.authenticate, res), req.headers.authorization, limits);
     assertScope(principal, 'leads.read');
     const repeated = Object.entries(req.query).filter(([, value]) => typeof value !== 'string');
     if (repeated.length > 0) {

@@ -5,6 +5,7 @@ import { encodeResult } from '../rpc/envelope';
 import { RPC_PREFIX, procedurePathOf } from './error-handler';
 import type { Deprecation } from '../rpc/define-procedure';
 import { recordingAuthenticate } from '../observability/request-principal';
+import type { RateLimiter } from '../ratelimit/rate-limiter';
 
 /** RFC 9745 `Deprecation` (a structured date) and RFC 8594 `Sunset` (an HTTP date). */
 export function deprecationHeaders(deprecation: Deprecation): Record<string, string> {
@@ -38,12 +39,13 @@ function readRawBody(limit: string): RequestHandler {
  * The catch-all for action endpoints: hands each call to the dispatcher and wraps its output in
  * the envelope. JSON is parsed by the dispatcher, only after the content type is checked.
  */
-export function rpcRouter(deps: DispatchDeps, bodyLimit: string): Router {
+export function rpcRouter({ rateLimiter, ...deps }: DispatchDeps & { rateLimiter?: RateLimiter }, bodyLimit: string): Router {
   const router = express.Router({ caseSensitive: true });
   router.use(RPC_PREFIX, readRawBody(bodyLimit));
   router.all([RPC_PREFIX, `${RPC_PREFIX}/*name`], async (req, res) => {
     // The caller is remembered for the request log, even when a later check refuses the call.
-    const { procedure, output } = await dispatch({ ...deps, authenticate: recordingAuthenticate(deps.authenticate, res) }, {
+    const limits = rateLimiter?.forCall(req.ip, (fields) => res.set(fields));
+    const { procedure, output, answer } = await dispatch({ ...deps, authenticate: recordingAuthenticate(deps.authenticate, res), limits }, {
       name: procedurePathOf(req.path) ?? '',
       method: req.method,
       authorization: req.headers.authorization,
@@ -52,8 +54,15 @@ export function rpcRouter(deps: DispatchDeps, bodyLimit: string): Router {
       bodyError: res.locals.bodyError,
       inputParam: req.query.input,
       batch: req.query.batch !== undefined,
+      idempotencyKey: req.headersDistinct['idempotency-key'],
     });
     if (procedure.deprecated) res.set(deprecationHeaders(procedure.deprecated));
+    // An idempotent call's answer is written exactly as stored, so a replay is the same answer.
+    if (answer) {
+      if (answer.replayed) res.set('Idempotent-Replayed', 'true');
+      res.status(answer.status).json(answer.body);
+      return;
+    }
     res.status(200).json(encodeResult(output));
   });
   return router;

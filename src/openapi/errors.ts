@@ -1,5 +1,6 @@
 import { ERROR_CODES, type ErrorCode } from '../errors/error-codes';
 import { ref } from './envelopes';
+import { RATE_LIMIT_HEADERS } from './rate-limit';
 
 /** Why each status happens, as the spec and docs/decisions.md put it. */
 const WHEN: Partial<Record<ErrorCode, string>> = {
@@ -7,16 +8,18 @@ const WHEN: Partial<Record<ErrorCode, string>> = {
   UNAUTHORIZED: 'Missing or malformed Authorization header, or an invalid, expired or revoked key.',
   FORBIDDEN: 'The workspace is not on the maximum tier, the endpoint is not exposed, or the key lacks the scope.',
   NOT_FOUND: 'A referenced record does not exist in this workspace.',
-  CONFLICT: 'The record is not in a state that allows the change.',
+  CONFLICT: 'The record is not in a state that allows the change, or a call with the same `Idempotency-Key` is still in progress (retry).',
+  UNPROCESSABLE_CONTENT: 'The `Idempotency-Key` was already used for another request (another body or procedure).',
   PAYLOAD_TOO_LARGE: 'The body is larger than the service accepts.',
   UNSUPPORTED_MEDIA_TYPE: 'The body is not sent as `Content-Type: application/json`.',
+  TOO_MANY_REQUESTS: "The key's requests per minute are used up, or its client address failed to authenticate too often; wait `Retry-After` seconds.",
   INTERNAL_SERVER_ERROR: 'Unexpected server error.',
   SERVICE_UNAVAILABLE: 'The database cannot be reached; retry later.',
 };
 
-const READ_ERRORS: ErrorCode[] = ['BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'INTERNAL_SERVER_ERROR', 'SERVICE_UNAVAILABLE'];
-const WRITE_ERRORS: ErrorCode[] = [...READ_ERRORS, 'CONFLICT', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'];
-const REST_LIST_ERRORS: ErrorCode[] = ['BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'INTERNAL_SERVER_ERROR', 'SERVICE_UNAVAILABLE'];
+const READ_ERRORS: ErrorCode[] = ['BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'TOO_MANY_REQUESTS', 'INTERNAL_SERVER_ERROR', 'SERVICE_UNAVAILABLE'];
+const WRITE_ERRORS: ErrorCode[] = [...READ_ERRORS, 'CONFLICT', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'UNPROCESSABLE_CONTENT'];
+const REST_LIST_ERRORS: ErrorCode[] = ['BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'TOO_MANY_REQUESTS', 'INTERNAL_SERVER_ERROR', 'SERVICE_UNAVAILABLE'];
 
 /** The error responses of an operation, keyed by status, all with the given body schema. */
 function errorResponses(codes: ErrorCode[], schemaName: string, when: Partial<Record<ErrorCode, string>> = {}): Record<string, unknown> {
@@ -24,7 +27,11 @@ function errorResponses(codes: ErrorCode[], schemaName: string, when: Partial<Re
   return Object.fromEntries(
     sorted.map((code) => [
       String(ERROR_CODES[code].httpStatus),
-      { description: `\`${code}\`: ${when[code] ?? WHEN[code] ?? code}`, content: { 'application/json': { schema: ref(schemaName) } } },
+      {
+        description: `\`${code}\`: ${when[code] ?? WHEN[code] ?? code}`,
+        ...(code === 'TOO_MANY_REQUESTS' ? { headers: RATE_LIMIT_HEADERS } : {}),
+        content: { 'application/json': { schema: ref(schemaName) } },
+      },
     ]),
   );
 }

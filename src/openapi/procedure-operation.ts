@@ -2,6 +2,7 @@ import type { AnyProcedure } from '../rpc/registry';
 import { acceptsNoInput } from './json-schema';
 import { ref, requestEnvelope } from './envelopes';
 import { rpcErrorResponses } from './errors';
+import { IDEMPOTENCY_KEY_PARAMETER, IDEMPOTENT_REPLAYED_HEADER } from './idempotency';
 
 export const RPC_PATH_PREFIX = '/api/v1/rpc';
 
@@ -32,7 +33,11 @@ export function procedureOperation(procedure: AnyProcedure): Record<string, unkn
     security: [{ bearerAuth: [procedure.scope] }],
     'x-required-scope': procedure.scope,
     responses: {
-      '200': { description: 'Success: the output in the envelope.', content: { 'application/json': { schema: ref('RpcSuccess') } } },
+      '200': {
+        description: 'Success: the output in the envelope.',
+        ...(procedure.method === 'POST' ? { headers: IDEMPOTENT_REPLAYED_HEADER } : {}),
+        content: { 'application/json': { schema: ref('RpcSuccess') } },
+      },
       ...rpcErrorResponses(procedure.method),
     },
   };
@@ -49,6 +54,7 @@ export function procedureOperation(procedure: AnyProcedure): Record<string, unkn
     ];
   } else {
     operation.requestBody = { required: true, content: { 'application/json': { schema: envelope } } };
+    operation.parameters = [IDEMPOTENCY_KEY_PARAMETER];
   }
   if (procedure.deprecated) {
     operation.deprecated = true;

@@ -2,8 +2,13 @@ import { AppError } from '../errors/app-error';
 import { fromZodError } from '../errors/zod-issues';
 import { assertMaximumTier, assertScope, type Principal } from '../auth/principal';
 import { decodeEnvelope } from './envelope';
+import { assertGetInputSize } from './input-limits';
 import type { Db } from '../db/knex';
 import type { AnyProcedure, Registry } from './registry';
+import { readIdempotencyKey } from '../idempotency/idempotency-key';
+import { runIdempotently, type IdempotentAnswer } from '../idempotency/run-idempotently';
+import { authenticateWithinLimits } from '../ratelimit/authenticate-within-limits';
+import type { CallLimits } from '../ratelimit/rate-limiter';
 
 /** An action call as the HTTP edge saw it, free of Express. */
 export interface RpcCall {
@@ -18,21 +23,30 @@ export interface RpcCall {
   /** The GET `input` query parameter, as the query parser left it. */
   inputParam: unknown;
   batch: boolean;
+  /** Every Idempotency-Key header value received (POST only; reads ignore it). */
+  idempotencyKey?: string[];
 }
 
 export interface DispatchDeps {
   registry: Registry;
   db: Db;
   authenticate(authorization: string | undefined): Promise<Principal>;
+  /** This call's rate limits; absent when rate limiting is off. */
+  limits?: CallLimits;
 }
 
 /**
  * Runs one action call through every check, in the documented order:
- * authenticate -> tier -> batch refused -> look up -> method -> content type and envelope ->
- * exposed -> scope -> input -> handler. The caller wraps the output in the envelope.
+ * client address past its failed-authentication budget (429) -> authenticate (401) -> the key's
+ * rate limit (429) -> tier -> batch refused -> look up -> method -> content type and envelope ->
+ * exposed -> scope -> input -> idempotency key -> handler. The caller wraps the output in the
+ * envelope, or writes `answer` as it is when the call carried an Idempotency-Key.
  */
-export async function dispatch(deps: DispatchDeps, call: RpcCall): Promise<{ principal: Principal; procedure: AnyProcedure; output: unknown }> {
-  const principal = await deps.authenticate(call.authorization);
+export async function dispatch(
+  deps: DispatchDeps,
+  call: RpcCall,
+): Promise<{ principal: Principal; procedure: AnyProcedure; output: unknown; answer?: IdempotentAnswer }> {
+  const principal = await authenticateWithinLimits(deps.authenticate, call.authorization, deps.limits);
   assertMaximumTier(principal);
   if (call.batch) {
     throw new AppError('BAD_REQUEST', 'Batching is not supported: send one call per request (use httpLink, not httpBatchLink)');
@@ -49,6 +63,15 @@ export async function dispatch(deps: DispatchDeps, call: RpcCall): Promise<{ pri
   const parsed = await procedure.input.safeParseAsync(rawInput);
   if (!parsed.success) throw fromZodError(parsed.error);
   const ctx = { db: deps.db, orgId: principal.orgId, org: principal.org, actor: { kind: principal.kind, id: principal.id } };
+  const idempotencyKey = procedure.method === 'POST' ? readIdempotencyKey(call.idempotencyKey) : undefined;
+  if (idempotencyKey !== undefined) {
+    const answer = await runIdempotently(
+      deps.db,
+      { orgId: principal.orgId, principalId: principal.id, key: idempotencyKey, procedure: procedure.name, body: call.body ?? Buffer.alloc(0) },
+      (db) => procedure.handler({ ctx: { ...ctx, db }, input: parsed.data }),
+    );
+    return { principal, procedure, output: undefined, answer };
+  }
   const output = await procedure.handler({ ctx, input: parsed.data });
   return { principal, procedure, output };
 }
@@ -56,6 +79,7 @@ export async function dispatch(deps: DispatchDeps, call: RpcCall): Promise<{ pri
 function readQueryInput(param: unknown): unknown {
   if (param === undefined) return undefined;
   if (typeof param !== 'string') throw new AppError('BAD_REQUEST', 'Give the "input" query parameter once');
+  assertGetInputSize(param);
   return decodeEnvelope(param);
 }
 

@@ -1,6 +1,8 @@
 import superjson from 'superjson';
 import { AppError } from '../errors/app-error';
 import { jsonRpcCodeOf, httpStatusOf } from '../errors/error-codes';
+import { assertJsonDepth } from './input-limits';
+import { metaFitsJson } from './superjson-meta';
 
 /**
  * The tRPC wire format with the superjson transformer: inputs arrive as `{"json": ..., "meta"?: ...}`
@@ -12,6 +14,7 @@ const ENVELOPE_HINT = 'wrap the input as {"json": <input>}';
 
 /** Reads the envelope's JSON text into the input value it carries (Dates as Dates). */
 export function decodeEnvelope(text: string): unknown {
+  assertJsonDepth(text);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -25,10 +28,13 @@ export function decodeEnvelope(text: string): unknown {
   if (meta !== undefined && (meta === null || typeof meta !== 'object' || Array.isArray(meta))) {
     throw new AppError('BAD_REQUEST', 'Malformed envelope: "meta" must be an object');
   }
+  const metaMismatch = new AppError('BAD_REQUEST', 'Malformed envelope: "meta" does not describe "json"');
+  // superjson trusts its meta; checked first, so a crafted one costs no more than a read of it.
+  if (meta !== undefined && !metaFitsJson(json, meta as Record<string, unknown>)) throw metaMismatch;
   try {
     return superjson.deserialize({ json: json as never, meta: meta as never });
   } catch {
-    throw new AppError('BAD_REQUEST', 'Malformed envelope: "meta" does not describe "json"');
+    throw metaMismatch;
   }
 }
 

@@ -18,6 +18,7 @@ export const TRPC_CODES = {
   UNPROCESSABLE_CONTENT: { status: 422, number: -32022 },
   TOO_MANY_REQUESTS: { status: 429, number: -32029 },
   INTERNAL_SERVER_ERROR: { status: 500, number: -32603 },
+  SERVICE_UNAVAILABLE: { status: 503, number: -32603 },
 } as const;
 
 export type TrpcCode = keyof typeof TRPC_CODES;

@@ -4,6 +4,8 @@ import { createDb, type Db } from '../../src/db/knex';
 import { createLogger } from '../../src/logger';
 import type { Registry } from '../../src/rpc/registry';
 import type { CacheInvalidation } from '../../src/auth/key-invalidation';
+import type { RateLimiter } from '../../src/ratelimit/rate-limiter';
+import type { TrustProxy } from '../../src/ratelimit/trust-proxy';
 
 export function testDatabaseUrl(): string {
   const url = process.env.WSAPI_TEST_DB_URL;
@@ -26,17 +28,26 @@ export interface TestContext {
 
 /** The real app on the run's database; one per test file, closed in afterAll. */
 export function createTestContext(
-  options: { bodyLimit?: string; keyCacheTtlMs?: number; registry?: Registry; cacheInvalidation?: CacheInvalidation; db?: Db } = {},
+  options: {
+    bodyLimit?: string; keyCacheTtlMs?: number; registry?: Registry; cacheInvalidation?: CacheInvalidation; db?: Db;
+    /** Rate limiting is off unless a limiter is given; it is closed with the context. */
+    rateLimiter?: RateLimiter; trustProxy?: TrustProxy;
+  } = {},
 ): TestContext {
   const db = options.db ?? createTestDb();
   const app = createApp({
     db,
-    config: { BODY_LIMIT: options.bodyLimit ?? '1mb', KEY_CACHE_TTL_MS: options.keyCacheTtlMs ?? 1000 },
+    config: { BODY_LIMIT: options.bodyLimit ?? '1mb', KEY_CACHE_TTL_MS: options.keyCacheTtlMs ?? 1000, TRUST_PROXY: options.trustProxy },
     logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
     registry: options.registry,
     cacheInvalidation: options.cacheInvalidation,
+    rateLimiter: options.rateLimiter,
   });
-  return { db, app, close: () => db.destroy() };
+  const close = async () => {
+    await options.rateLimiter?.close();
+    await db.destroy();
+  };
+  return { db, app, close };
 }
 
 /** `describe` that runs only on real PostgreSQL (several processes, true concurrency), with a notice otherwise. */

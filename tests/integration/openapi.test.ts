@@ -108,9 +108,11 @@ describe('GET /api/v1/openapi.json', () => {
     expect(doc.paths['/api/v1/rpc/leads.getAll']!.get.parameters[0].required).toBe(false);
 
     const write = doc.paths['/api/v1/rpc/leads.create']!.post;
-    expect(write.parameters).toBeUndefined();
+    expect(write.parameters).toEqual([expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: false })]);
+    expect(write.responses['200'].headers).toHaveProperty('Idempotent-Replayed');
+    expect(read.responses['200'].headers).toBeUndefined();
     expect(write.requestBody.content['application/json'].schema.properties.json).toEqual({ $ref: '#/components/schemas/leads.create.input' });
-    expect(Object.keys(write.responses)).toEqual(['200', '400', '401', '403', '404', '409', '413', '415', '500', '503']);
+    expect(Object.keys(write.responses)).toEqual(['200', '400', '401', '403', '404', '409', '413', '415', '422', '429', '500', '503']);
     const input = doc.components.schemas['leads.create.input'];
     expect(input.required).toEqual(['name', 'phone']);
     expect(JSON.stringify(input.properties.nextCallAt)).toContain('"format":"date-time"');

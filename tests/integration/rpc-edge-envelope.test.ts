@@ -146,7 +146,8 @@ describe('security headers', () => {
     'x-content-type-options': 'nosniff',
     'x-frame-options': 'SAMEORIGIN',
     'referrer-policy': 'no-referrer',
-    'cross-origin-resource-policy': 'same-origin',
+    // cross-origin on the public API only, so browsers of other origins can read it (cors.test.ts).
+    'cross-origin-resource-policy': 'cross-origin',
   };
 
   it('a successful action answer carries helmet headers, no X-Powered-By and no cookie', async () => {

@@ -17,6 +17,8 @@ describe('loadConfig', () => {
       HOST: '0.0.0.0',
       EMBEDDED_DB_DIR: './data',
       DB_POOL_MAX: 10,
+      DB_ACQUIRE_TIMEOUT_MS: 3000,
+      DB_STATEMENT_TIMEOUT_MS: 15_000,
       BODY_LIMIT: '1mb',
       LOG_LEVEL: 'info',
       KEY_CACHE_TTL_MS: 1000,
@@ -24,6 +26,8 @@ describe('loadConfig', () => {
       SESSION_SECRET: DEV_SESSION_SECRET,
       TOKEN_SECRET: DEV_TOKEN_SECRET,
       SHUTDOWN_TIMEOUT_MS: 10_000,
+      RATE_LIMIT_FAILED_AUTH_PER_MINUTE: 30,
+      TRUST_PROXY: false,
     });
     expect(loadConfig({}).DATABASE_URL).toBeUndefined();
   });

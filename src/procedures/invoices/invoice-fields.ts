@@ -4,7 +4,7 @@ import { requiredText } from '../shared/fields';
 import { notInWorkspace } from '../shared/references';
 
 /** ISO 4217 in capitals. Lowercase is refused (with the fix named) rather than upper-cased silently. */
-export const currencyField = z.string().superRefine((value, ctx) => {
+export const currencyField = z.string().max(3).superRefine((value, ctx) => {
   if (isCurrencyCode(value)) return;
   const upper = value.toUpperCase();
   const message = value !== upper && isCurrencyCode(upper)
@@ -24,8 +24,8 @@ export const dueDateField = z
   .union(
     [
       z.date(),
-      z.iso.datetime({ offset: true }).transform((s) => new Date(s)),
-      z.iso.date().transform((s) => new Date(`${s}T00:00:00.000Z`)),
+      z.iso.datetime({ offset: true }).max(64).transform((s) => new Date(s)),
+      z.iso.date().max(10).transform((s) => new Date(`${s}T00:00:00.000Z`)),
     ],
     { error: 'must be a Date, an ISO 8601 date ("2030-01-31") or a date-time with a time zone' },
   )

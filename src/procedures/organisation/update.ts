@@ -9,6 +9,7 @@ import { assertUnchangedSince, expectedUpdatedAtField } from '../shared/concurre
 /** A region phones can be read in: an ISO 3166 code that libphonenumber knows (so `ZZ` is refused). */
 const phoneRegionField = z
   .string()
+  .max(16)
   .trim()
   .toUpperCase()
   .refine((region) => /^[A-Z]{2}$/.test(region) && isSupportedCountry(region), 'must be a two-letter country code phone numbers can be read in, e.g. GB');

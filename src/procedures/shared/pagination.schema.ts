@@ -16,7 +16,7 @@ export const pageFields = {
 };
 
 /** The same fields read from a query string, where every value arrives as text. */
-const wholeNumberText = z.string().regex(/^[+-]?\d+$/, 'must be a whole number').transform(Number);
+const wholeNumberText = z.string().max(20).regex(/^[+-]?\d+$/, 'must be a whole number').transform(Number);
 export const queryPageFields = {
   page: wholeNumberText.pipe(pageNumber).default(1),
   pageSize: wholeNumberText.pipe(pageSizeNumber).default(DEFAULT_PAGE_SIZE),

@@ -1,0 +1,51 @@
+import cors from 'cors';
+import type { RequestHandler } from 'express';
+import { OPENAPI_PATH } from '../openapi/document';
+import { RPC_PREFIX } from './error-handler';
+
+/**
+ * The public API paths a browser page of any origin may call: the action endpoints, the REST
+ * list and the OpenAPI document. Listed one by one rather than `/api/v1/*`, so a route added
+ * under /api/v1 (such as the playground's session route) is not opened to other origins by default.
+ */
+export function isPublicApiPath(path: string): boolean {
+  // Express routes match with or without one trailing slash, and so does this.
+  const route = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+  return route === RPC_PREFIX || route.startsWith(`${RPC_PREFIX}/`) || route === '/api/v1/leads' || route === OPENAPI_PATH;
+}
+
+/** Headers a browser may send: the official tRPC client's (`trpc-accept` only from its streaming batch link) and ours. */
+export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id', 'trpc-accept'];
+
+/** Headers a browser script may read besides the safelisted ones: rate limits, retries, replays, deprecation. */
+export const CORS_EXPOSED_HEADERS = ['RateLimit', 'RateLimit-Policy', 'Retry-After', 'Idempotent-Replayed', 'X-Request-Id', 'Deprecation', 'Sunset', 'Link'];
+
+/** Chromium caps a cached preflight at two hours; longer values would be cut to this anyway. */
+export const CORS_MAX_AGE_SECONDS = 7200;
+
+/**
+ * CORS for the public API: any origin, never credentials. The API authenticates only by the
+ * `Authorization` header, which a page must set itself, and never reads cookies, so a foreign
+ * page can do nothing a program with the same key could not; `Allow-Credentials` stays unset,
+ * so browsers never attach cookies or client certificates. Preflights (OPTIONS) end here with
+ * 204, before authentication, as they carry no key. Helmet's `Cross-Origin-Resource-Policy:
+ * same-origin` becomes `cross-origin` on these paths only: their answers need a key to hold
+ * anything private, which a no-cors load cannot send.
+ */
+export function publicApiCors(): RequestHandler {
+  const handle = cors({
+    origin: '*',
+    credentials: false,
+    methods: ['GET', 'POST'],
+    allowedHeaders: CORS_ALLOWED_HEADERS,
+    exposedHeaders: CORS_EXPOSED_HEADERS,
+    maxAge: CORS_MAX_AGE_SECONDS,
+    preflightContinue: false,
+    optionsSuccessStatus: 204,
+  });
+  return (req, res, next) => {
+    if (!isPublicApiPath(req.path)) return next();
+    res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin');
+    handle(req, res, next);
+  };
+}

@@ -1,0 +1,62 @@
+import type { Db } from '../db/knex';
+import type { Logger } from '../logger';
+import * as idempotencyQueries from '../db/queries/idempotency.queries';
+
+export interface SweepOptions {
+  /** Rows per DELETE: small enough that one statement holds few locks briefly. */
+  batchSize?: number;
+  /** Batches per sweep, so one sweep stays cheap however much has piled up; the next one goes on. */
+  maxBatches?: number;
+}
+
+/** Deletes expired idempotency records in batches; answers how many went. */
+export async function sweepExpiredIdempotencyKeys(db: Db, { batchSize = 1000, maxBatches = 50 }: SweepOptions = {}): Promise<number> {
+  let deleted = 0;
+  for (let batch = 0; batch < maxBatches; batch++) {
+    const count = await idempotencyQueries.deleteExpired(db, batchSize);
+    deleted += count;
+    if (count < batchSize) break;
+  }
+  return deleted;
+}
+
+export interface IdempotencyCleanup {
+  /** Cancels the next sweep and waits for one in progress, so the pool can close after it. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Sweeps expired records every `intervalMs` (10 minutes by default) in the serving process. Lookups
+ * already ignore expired rows, so the sweep only keeps the table small; a failed sweep (database
+ * down) is logged and retried at the next interval.
+ */
+export function startIdempotencyCleanup(options: { db: Db; logger: Logger; intervalMs?: number } & SweepOptions): IdempotencyCleanup {
+  const { db, logger, intervalMs = 10 * 60_000, ...sweep } = options;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let stopped = false;
+
+  const schedule = () => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      running = sweepExpiredIdempotencyKeys(db, sweep)
+        .then((deleted) => logger.debug({ deleted }, 'expired idempotency keys deleted'))
+        .catch((err: unknown) => logger.warn({ err }, 'could not delete expired idempotency keys'))
+        .finally(() => {
+          running = undefined;
+          schedule();
+        });
+    }, intervalMs);
+    // The sweep never keeps the process alive on its own.
+    timer.unref();
+  };
+  schedule();
+
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}

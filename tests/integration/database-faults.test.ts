@@ -1,0 +1,228 @@
+import request from 'supertest';
+import type { Express } from 'express';
+import { createDb, type Db } from '../../src/db/knex';
+import { createLogger } from '../../src/logger';
+import { toAppError } from '../../src/errors/to-app-error';
+import { createCacheInvalidationListener } from '../../src/auth/key-invalidation';
+import { createTestContext, createTestDb, describeOnRealPostgres, testDatabaseUrl, type TestContext } from '../helpers/test-app';
+import { createWorkspace, unique } from '../helpers/factories';
+import { rpcGet, rpcPost } from '../helpers/rpc';
+import { expectRpcError } from '../helpers/rpc-edge-fixtures';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
+
+/**
+ * PostgreSQL taken away from one app (not from the server every other test uses): its pool reaches
+ * the database through a TCP proxy this file cuts, silences and restores. While the database is
+ * gone, calls answer 503 SERVICE_UNAVAILABLE in the envelope within the acquire timeout (the
+ * bound below is that timeout plus generous slack: it tells "fails fast" from "hangs", which
+ * without these settings lasts up to a minute or for ever); once it is back, the same app answers
+ * 200 again without a restart.
+ */
+
+const ACQUIRE_TIMEOUT_MS = 1000;
+/** Statement timeout 1 s: the driver gives up on a silent socket 2 s later (knex.ts). */
+const STATEMENT_TIMEOUT_MS = 1000;
+const QUERY_TIMEOUT_MS = STATEMENT_TIMEOUT_MS + 2000;
+const SLACK_MS = 3000;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describeOnRealPostgres('database faults', () => {
+  const direct = createTestDb(2);
+  let proxy: TcpProxy;
+  let db: Db;
+  let ctx: TestContext;
+  let key: string;
+  const applicationName = unique('wsapi-faults');
+
+  beforeAll(async () => {
+    const target = new URL(testDatabaseUrl());
+    proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    db = createDb({
+      url: proxy.urlFor(testDatabaseUrl()),
+      poolMax: 3,
+      acquireTimeoutMs: ACQUIRE_TIMEOUT_MS,
+      statementTimeoutMs: STATEMENT_TIMEOUT_MS,
+      applicationName,
+      // knex reports each dead connection it drops; the assertions are on the answers.
+      onWarning: () => undefined,
+    });
+    // A key cache of 0 ms: every call reads its key, so every call needs the database.
+    ctx = createTestContext({ db, keyCacheTtlMs: 0 });
+    ({ key } = await createWorkspace(direct));
+  });
+
+  afterEach(() => proxy.restore());
+
+  afterAll(async () => {
+    await ctx.close();
+    await direct.destroy();
+    await proxy.close();
+  });
+
+  /** Several kinds of call at once: a read, a write and the REST list. */
+  function callsOfEachKind(app: Express) {
+    return [
+      { path: 'leads.getAll', send: () => rpcGet(app, 'leads.getAll', { pageSize: 1 }, key) },
+      { path: 'leads.create', send: () => rpcPost(app, 'leads.create', { name: unique('Lead'), phone: '+442079460001' }, key) },
+      { path: undefined, send: () => request(app).get('/api/v1/leads?pageSize=1').set('Authorization', `Bearer ${key}`) },
+    ];
+  }
+
+  async function expectServiceUnavailable(call: ReturnType<typeof callsOfEachKind>[number], withinMs: number) {
+    const started = Date.now();
+    const res = await call.send();
+    const elapsed = Date.now() - started;
+    if (call.path) expectRpcError(res, 'SERVICE_UNAVAILABLE', call.path);
+    else expect({ status: res.status, code: res.body.error?.code }).toEqual({ status: 503, code: 'SERVICE_UNAVAILABLE' });
+    expect(res.headers['retry-after']).toBe('1');
+    expect(res.text).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|terminated|timeout/i);
+    expect(elapsed).toBeLessThan(withinMs);
+  }
+
+  /** Polls (for at most 10 s) until a read answers 200; answers the last status seen. */
+  async function statusOnceRecovered(app: Express): Promise<number> {
+    const deadline = Date.now() + 10_000;
+    let status = 0;
+    while (Date.now() < deadline) {
+      status = (await rpcGet(app, 'leads.getAll', { pageSize: 1 }, key)).status;
+      if (status === 200) break;
+      await sleep(100);
+    }
+    return status;
+  }
+
+  async function warmPool(): Promise<void> {
+    const answers = await Promise.all([1, 2, 3].map(() => rpcGet(ctx.app, 'leads.getAll', { pageSize: 1 }, key)));
+    expect(answers.map((res) => res.status)).toEqual([200, 200, 200]);
+  }
+
+  describe('when PostgreSQL refuses connections and drops the open ones (stopped)', () => {
+    it('answers 503 SERVICE_UNAVAILABLE with Retry-After: 1 at once on every kind of call, and /readyz 503', async () => {
+      await warmPool();
+      await proxy.refuse();
+      for (const call of callsOfEachKind(ctx.app)) await expectServiceUnavailable(call, ACQUIRE_TIMEOUT_MS + SLACK_MS);
+      const ready = await request(ctx.app).get('/readyz');
+      expect(ready.status).toBe(503);
+      expect(ready.body).toEqual({ status: 'unavailable', reason: 'database unreachable' });
+    });
+
+    it('answers 200 again once PostgreSQL is back, with the same pool (dead connections were dropped)', async () => {
+      await warmPool();
+      await proxy.refuse();
+      expect((await rpcGet(ctx.app, 'leads.getAll', { pageSize: 1 }, key)).status).toBe(503);
+      await proxy.restore();
+      expect(await statusOnceRecovered(ctx.app)).toBe(200);
+      const created = await rpcPost(ctx.app, 'leads.create', { name: unique('After'), phone: '+442079460002' }, key);
+      expect(created.status).toBe(200);
+      expect(await direct('leads').where({ id: created.body.result.data.json.id }).count({ n: '*' })).toEqual([{ n: '1' }]);
+      await request(ctx.app).get('/readyz').expect(200, { status: 'ready' });
+    });
+  });
+
+  describe('when the network path goes silent (no answer, no error)', () => {
+    it('answers 503 within the query timeout for a call on an open connection, and within the acquire timeout for a new one', async () => {
+      await warmPool();
+      proxy.silence();
+      // Each call takes an open connection, waits for an answer that never comes and gives up.
+      const onOpen = await Promise.all(callsOfEachKind(ctx.app).map((call) => expectServiceUnavailable(call, QUERY_TIMEOUT_MS + SLACK_MS)));
+      expect(onOpen).toHaveLength(3);
+      // Those connections are no longer trusted: the next call opens a new one, whose handshake hangs.
+      await expectServiceUnavailable(callsOfEachKind(ctx.app)[0]!, ACQUIRE_TIMEOUT_MS + SLACK_MS);
+    });
+
+    it('answers 200 on the first call once the path is back: connections left waiting for a lost answer are replaced, not reused', async () => {
+      await warmPool();
+      proxy.silence();
+      await Promise.all([1, 2, 3].map(() => rpcGet(ctx.app, 'leads.getAll', { pageSize: 1 }, key).expect(503)));
+      await proxy.restore();
+      // Reusing one of them would queue the query behind the lost answer and time out again.
+      expect((await rpcGet(ctx.app, 'leads.getAll', { pageSize: 1 }, key)).status).toBe(200);
+    });
+  });
+
+  describe('when PostgreSQL ends the sessions (pg_terminate_backend, as in a restart: 57P01)', () => {
+    async function terminateSessions(): Promise<number> {
+      const { rows } = await direct.raw('select pg_terminate_backend(pid) as done from pg_stat_activity where application_name = ?', [applicationName]);
+      return rows.length;
+    }
+
+    it('answers 200 on the very next call: idle connections whose session ended are dropped at acquire', async () => {
+      await warmPool();
+      expect(await terminateSessions()).toBeGreaterThan(0);
+      await sleep(100); // the termination notice reaching the idle clients
+      const answers = await Promise.all([1, 2, 3].map(() => rpcGet(ctx.app, 'leads.getAll', { pageSize: 1 }, key)));
+      expect(answers.map((res) => res.status)).toEqual([200, 200, 200]);
+    });
+
+    it('maps the error of a statement whose session is ended under it to 503', async () => {
+      // A pool of its own without the statement timeout, so only the termination can end the sleep.
+      const sleeperName = unique('wsapi-faults-sleeper');
+      const sleeper = createDb({ url: testDatabaseUrl(), poolMax: 1, applicationName: sleeperName, onWarning: () => undefined });
+      try {
+        const running = sleeper.raw('select pg_sleep(30)').then(() => undefined, (err: unknown) => err);
+        const sleeping = "select 1 from pg_stat_activity where application_name = ? and query like 'select pg_sleep%'";
+        expect(await until(async () => (await direct.raw(sleeping, [sleeperName])).rows.length === 1, 10_000)).toBe(true);
+        await direct.raw('select pg_terminate_backend(pid) from pg_stat_activity where application_name = ?', [sleeperName]);
+        const err = await running;
+        expect((err as { code?: string }).code).toBe('57P01');
+        const error = toAppError(err);
+        expect({ code: error.code, message: error.message }).toEqual({ code: 'SERVICE_UNAVAILABLE', message: 'The database is unavailable; retry shortly' });
+      } finally {
+        await sleeper.destroy();
+      }
+    });
+  });
+
+  describe('statement timeout (DB_STATEMENT_TIMEOUT_MS)', () => {
+    it('has PostgreSQL cancel a statement running longer, answered as 503, and leaves the connection usable', async () => {
+      const err = await db.raw('select pg_sleep(5)').then(() => undefined, (e: unknown) => e);
+      expect((err as { code?: string }).code).toBe('57014');
+      expect(toAppError(err).code).toBe('SERVICE_UNAVAILABLE');
+      expect((await db.raw('select 1 as one')).rows).toEqual([{ one: 1 }]);
+    });
+
+    it('leaves pools made without it (migrations, the CLI, bulk loads) unbounded', async () => {
+      const unbounded = createDb({ url: testDatabaseUrl(), poolMax: 1 });
+      try {
+        expect((await unbounded.raw('show statement_timeout')).rows).toEqual([{ statement_timeout: '0' }]);
+        expect((await db.raw('show statement_timeout')).rows).toEqual([{ statement_timeout: '1s' }]);
+      } finally {
+        await unbounded.destroy();
+      }
+    });
+  });
+
+  describe('the LISTEN connection for key-cache invalidation', () => {
+    it('goes down with PostgreSQL and is live again by itself once it is back', async () => {
+      const listener = createCacheInvalidationListener({
+        url: proxy.urlFor(testDatabaseUrl()),
+        db,
+        logger: createLogger('silent'),
+        heartbeatMs: 200,
+        retryDelayMs: { min: 50, max: 500 },
+      });
+      listener.start();
+      try {
+        expect(await until(() => listener.isLive(), 10_000)).toBe(true);
+        await proxy.refuse();
+        expect(await until(() => !listener.isLive(), 10_000)).toBe(true);
+        await sleep(1000); // several refused reconnection attempts
+        expect(listener.isLive()).toBe(false);
+        await proxy.restore();
+        expect(await until(() => listener.isLive(), 10_000)).toBe(true);
+      } finally {
+        await listener.stop();
+      }
+    });
+  });
+});
+
+async function until(condition: () => boolean | Promise<boolean>, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await condition()) return true;
+    await sleep(20);
+  }
+  return condition();
+}
