@@ -1,5 +1,4 @@
 import express, { type Express } from 'express';
-import helmet from 'helmet';
 import type { Config } from './config';
 import type { Db } from './db/knex';
 import type { Logger } from './logger';
@@ -17,7 +16,7 @@ import { playgroundRouter } from './http/playground-route';
 import { developerRouter } from './http/developer-api-route';
 import { createMetrics } from './observability/metrics';
 import { requestLog } from './observability/request-log';
-import { publicApiCors } from './http/cors';
+import { edgeHeaders } from './http/edge-headers';
 import { createRouteLabeller } from './observability/route-label';
 import { healthRouter } from './http/health-route';
 import { metricsRouter } from './http/metrics-route';
@@ -46,11 +45,10 @@ export function createApp({ db, config, logger, registry = createProcedureRegist
   // req.ip (what failed authentications are counted against) reads X-Forwarded-For only from these proxies.
   app.set('trust proxy', config.TRUST_PROXY ?? false);
   app.set('etag', false);
-  app.use(helmet());
   const metrics = createMetrics(db);
   app.use(requestLog({ logger, metrics, labelsOf: createRouteLabeller(app, (name) => registry.has(name)) }));
-  // Before every router, so preflights are answered without a key and every API answer (errors too) carries CORS.
-  app.use(publicApiCors());
+  // Before every router, so every answer (errors and preflights too) carries helmet's headers and CORS.
+  app.use(edgeHeaders());
 
   const authenticator = createKeyAuthenticator({
     db,

@@ -12,6 +12,8 @@ export interface CannonJob {
   /** Bodies sent in turn (POST); each distinct so inserts do not collide. */
   bodies?: string[];
   connections: number;
+  /** A fixed total rate (requests per second) instead of as fast as the server answers. */
+  rate?: number;
   warmupSeconds: number;
   seconds: number;
 }
@@ -45,6 +47,7 @@ async function run(job: CannonJob, seconds: number): Promise<CannonResult> {
         headers: job.headers,
         connections: job.connections,
         duration: seconds,
+        ...(job.rate ? { overallRate: job.rate } : {}),
         requests: bodies.length ? [{ setupRequest: (req) => ({ ...req, body: bodies[next++ % bodies.length] }) }] : undefined,
       },
       (err, done) => (err ? reject(err) : resolve(done)),

@@ -27,13 +27,14 @@ export const CORS_MAX_AGE_SECONDS = 7200;
  * CORS for the public API: any origin, never credentials. The API authenticates only by the
  * `Authorization` header, which a page must set itself, and never reads cookies, so a foreign
  * page can do nothing a program with the same key could not; `Allow-Credentials` stays unset,
- * so browsers never attach cookies or client certificates. Preflights (OPTIONS) end here with
- * 204, before authentication, as they carry no key. Helmet's `Cross-Origin-Resource-Policy:
+ * so browsers never attach cookies or client certificates. Helmet's `Cross-Origin-Resource-Policy:
  * same-origin` becomes `cross-origin` on these paths only: their answers need a key to hold
- * anything private, which a no-cors load cannot send.
+ * anything private, which a no-cors load cannot send. Other answers on these paths carry the
+ * fixed `Allow-Origin: *` and `Expose-Headers` (edge-headers.ts); this answers their preflights
+ * (OPTIONS) with 204, before authentication, as they carry no key.
  */
-export function publicApiCors(): RequestHandler {
-  const handle = cors({
+export function publicApiPreflight(): RequestHandler {
+  return cors({
     origin: '*',
     credentials: false,
     methods: ['GET', 'POST'],
@@ -43,9 +44,4 @@ export function publicApiCors(): RequestHandler {
     preflightContinue: false,
     optionsSuccessStatus: 204,
   });
-  return (req, res, next) => {
-    if (!isPublicApiPath(req.path)) return next();
-    res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin');
-    handle(req, res, next);
-  };
 }

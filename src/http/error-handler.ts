@@ -4,6 +4,7 @@ import { httpStatusOf } from '../errors/error-codes';
 import { toAppError } from '../errors/to-app-error';
 import { encodeError } from '../rpc/envelope';
 import type { Logger } from '../logger';
+import { sendJson } from './send-json';
 
 export const RPC_PREFIX = '/api/v1/rpc';
 
@@ -31,12 +32,12 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (res.headersSent) return;
     for (const [name, value] of Object.entries(error.headers ?? {})) res.setHeader(name, value);
     if (req.path === RPC_PREFIX || req.path.startsWith(`${RPC_PREFIX}/`)) {
-      res.status(status).json(encodeError(error, procedurePathOf(req.path)));
+      sendJson(res, status, JSON.stringify(encodeError(error, procedurePathOf(req.path))));
       return;
     }
     const body: Record<string, unknown> = { code: error.code, message: error.message };
     if (error.issues) body.issues = error.issues;
-    res.status(status).json({ error: body });
+    sendJson(res, status, JSON.stringify({ error: body }));
   };
 }
 

@@ -8,6 +8,7 @@ import type { Db } from '../db/knex';
 import { recordingAuthenticate } from '../observability/request-principal';
 import { authenticateWithinLimits } from '../ratelimit/authenticate-within-limits';
 import type { RateLimiter } from '../ratelimit/rate-limiter';
+import { sendJson } from './send-json';
 
 /**
  * `GET /api/v1/leads`: the plain-REST list. Same query module and filters as `leads.getAll`;
@@ -24,14 +25,15 @@ export function leadsRouter(deps: {
     const limits = deps.rateLimiter?.forCall(req.ip, (fields) => res.set(fields));
     const principal = await authenticateWithinLimits(recordingAuthenticate(deps.authenticate, res), req.headers.authorization, limits);
     assertScope(principal, 'leads.read');
-    const repeated = Object.entries(req.query).filter(([, value]) => typeof value !== 'string');
+    const query = req.query; // a getter: Express 5 parses the query string on every read
+    const repeated = Object.entries(query).filter(([, value]) => typeof value !== 'string');
     if (repeated.length > 0) {
       throw invalidInput(repeated.map(([name]) => ({ path: [name], message: 'give this parameter once' })));
     }
-    const parsed = leadsListQuery.safeParse(req.query);
+    const parsed = leadsListQuery.safeParse(query);
     if (!parsed.success) throw fromZodError(parsed.error);
     const body = await renderLeadsPageJson(deps.db, principal.orgId, toLeadListFilters(parsed.data), parsed.data);
-    res.status(200).type('application/json').send(body);
+    sendJson(res, 200, body);
   });
   return router;
 }

@@ -2,6 +2,7 @@ import express, { type RequestHandler, type Router } from 'express';
 import { toAppError } from '../errors/to-app-error';
 import { dispatch, type DispatchDeps } from '../rpc/dispatch';
 import { encodeResult } from '../rpc/envelope';
+import { sendJson } from './send-json';
 import { RPC_PREFIX, procedurePathOf } from './error-handler';
 import type { Deprecation } from '../rpc/define-procedure';
 import { recordingAuthenticate } from '../observability/request-principal';
@@ -41,8 +42,8 @@ function readRawBody(limit: string): RequestHandler {
  */
 export function rpcRouter({ rateLimiter, ...deps }: DispatchDeps & { rateLimiter?: RateLimiter }, bodyLimit: string): Router {
   const router = express.Router({ caseSensitive: true });
-  router.use(RPC_PREFIX, readRawBody(bodyLimit));
-  router.all([RPC_PREFIX, `${RPC_PREFIX}/*name`], async (req, res) => {
+  router.all([RPC_PREFIX, `${RPC_PREFIX}/*name`], readRawBody(bodyLimit), async (req, res) => {
+    const query = req.query; // a getter: Express 5 parses the query string on every read
     // The caller is remembered for the request log, even when a later check refuses the call.
     const limits = rateLimiter?.forCall(req.ip, (fields) => res.set(fields));
     const { procedure, output, answer } = await dispatch({ ...deps, authenticate: recordingAuthenticate(deps.authenticate, res), limits }, {
@@ -52,18 +53,18 @@ export function rpcRouter({ rateLimiter, ...deps }: DispatchDeps & { rateLimiter
       contentType: req.headers['content-type'],
       body: Buffer.isBuffer(req.body) ? req.body : undefined,
       bodyError: res.locals.bodyError,
-      inputParam: req.query.input,
-      batch: req.query.batch !== undefined,
+      inputParam: query.input,
+      batch: query.batch !== undefined,
       idempotencyKey: req.headersDistinct['idempotency-key'],
     });
     if (procedure.deprecated) res.set(deprecationHeaders(procedure.deprecated));
     // An idempotent call's answer is written exactly as stored, so a replay is the same answer.
     if (answer) {
       if (answer.replayed) res.set('Idempotent-Replayed', 'true');
-      res.status(answer.status).json(answer.body);
+      sendJson(res, answer.status, JSON.stringify(answer.body));
       return;
     }
-    res.status(200).json(encodeResult(output));
+    sendJson(res, 200, JSON.stringify(encodeResult(output)));
   });
   return router;
 }

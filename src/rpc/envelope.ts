@@ -28,14 +28,18 @@ export function decodeEnvelope(text: string): unknown {
   if (meta !== undefined && (meta === null || typeof meta !== 'object' || Array.isArray(meta))) {
     throw new AppError('BAD_REQUEST', 'Malformed envelope: "meta" must be an object');
   }
-  const metaMismatch = new AppError('BAD_REQUEST', 'Malformed envelope: "meta" does not describe "json"');
   // superjson trusts its meta; checked first, so a crafted one costs no more than a read of it.
-  if (meta !== undefined && !metaFitsJson(json, meta as Record<string, unknown>)) throw metaMismatch;
+  if (meta !== undefined && !metaFitsJson(json, meta as Record<string, unknown>)) throw metaMismatch();
   try {
     return superjson.deserialize({ json: json as never, meta: meta as never });
   } catch {
-    throw metaMismatch;
+    throw metaMismatch();
   }
+}
+
+/** Made only when needed: an error captures a stack trace, which no successful call should pay for. */
+function metaMismatch(): AppError {
+  return new AppError('BAD_REQUEST', 'Malformed envelope: "meta" does not describe "json"');
 }
 
 export function encodeResult(output: unknown): { result: { data: unknown } } {
