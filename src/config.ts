@@ -17,6 +17,12 @@ const schema = z.object({
   DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(3000),
   /** PostgreSQL cancels a statement of a request running longer (0: never); migrations and the CLI go without. */
   DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(15_000),
+  /**
+   * The hottest reads as named prepared statements (src/db/prepared-statements.ts). `false` behind
+   * PgBouncer older than 1.21 in transaction mode, or a server whose connections share a session
+   * (PGlite); the embedded database never uses them.
+   */
+  DB_NAMED_STATEMENTS: z.enum(['true', 'false'], { error: 'must be true or false' }).default('true').transform((value) => value === 'true'),
   /** Largest accepted request body, in bytes or with a unit (`1mb`, `512kb`). */
   BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)?$/i, 'must be a size such as 1mb or 524288').default('1mb'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

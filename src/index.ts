@@ -32,6 +32,7 @@ async function main(): Promise<void> {
     poolMax: config.DB_POOL_MAX,
     acquireTimeoutMs: config.DB_ACQUIRE_TIMEOUT_MS,
     statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS,
+    namedStatements: config.DB_NAMED_STATEMENTS,
     applicationName: 'workspace-api',
     onWarning: (message) => logger.warn(`database pool: ${message}`),
   });

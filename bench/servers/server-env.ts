@@ -4,6 +4,7 @@ import { createDb } from '../../src/db/knex';
 export function serverSetup() {
   const url = process.env.DATABASE_URL;
   if (!url) throw new Error('DATABASE_URL is required');
-  const db = createDb({ url, poolMax: Number(process.env.DB_POOL_MAX ?? 10) });
+  // Named statements as the service uses them, so the ceilings run the very same queries.
+  const db = createDb({ url, poolMax: Number(process.env.DB_POOL_MAX ?? 10), namedStatements: true });
   return { db, port: Number(process.env.PORT ?? 0), host: '127.0.0.1' };
 }

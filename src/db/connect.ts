@@ -20,6 +20,8 @@ export interface ConnectOptions {
   statementTimeoutMs?: number;
   applicationName?: string;
   onWarning?: (message: string) => void;
+  /** DB_NAMED_STATEMENTS; ignored (off) on the embedded database, whose connections share one session. */
+  namedStatements?: boolean;
 }
 
 /**
@@ -40,7 +42,9 @@ export async function connectDatabase(options: ConnectOptions): Promise<Database
   // PGlite runs every socket connection in its one session: statements of two pooled connections
   // would interleave (a failed one aborting the other's transaction), so it gets one connection.
   const poolMax = embedded ? 1 : options.poolMax;
-  const db = createDb({ url, poolMax, acquireTimeoutMs, statementTimeoutMs: options.statementTimeoutMs, applicationName, onWarning });
+  const db = createDb({
+    url, poolMax, acquireTimeoutMs, statementTimeoutMs: options.statementTimeoutMs, applicationName, onWarning, namedStatements: !embedded && options.namedStatements === true,
+  });
   return {
     db,
     embedded,

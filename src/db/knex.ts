@@ -1,5 +1,6 @@
 import knex, { type Knex } from 'knex';
 import pg from 'pg';
+import { allowNamedStatements } from './prepared-statements';
 
 export type Db = Knex;
 
@@ -27,6 +28,8 @@ export interface DbOptions {
   applicationName?: string;
   /** Where knex's warnings go (a dropped dead connection, say); knex prints them to the console otherwise. */
   onWarning?: (message: string) => void;
+  /** Hot queries run as named prepared statements (prepared-statements.ts); never on the embedded database. */
+  namedStatements?: boolean;
 }
 
 /**
@@ -38,7 +41,7 @@ export interface DbOptions {
 export function createDb(options: DbOptions): Db {
   const { url, poolMax, acquireTimeoutMs = DEFAULT_ACQUIRE_TIMEOUT_MS, statementTimeoutMs, applicationName, onWarning } = options;
   const statementTimeout = statementTimeoutMs ? { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + QUERY_TIMEOUT_SLACK_MS } : {};
-  return knex({
+  const db = knex({
     client: 'pg',
     connection: {
       connectionString: url,
@@ -52,6 +55,8 @@ export function createDb(options: DbOptions): Db {
     // The first line says what happened; knex appends the driver's stack, which says nothing more.
     ...(onWarning ? { log: { warn: (message: unknown) => onWarning(String(message).split('\n')[0]!) } } : {}),
   });
+  if (options.namedStatements) allowNamedStatements(db);
+  return db;
 }
 
 /**

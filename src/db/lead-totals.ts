@@ -1,5 +1,6 @@
 import type { Db } from './knex';
 import type { LeadStatus } from '../domain/lead-status';
+import { prepared } from './prepared-statements';
 
 /** Kept by triggers on leads (migration 20261123150000_create_lead_counts); '' is "unassigned". */
 const LEAD_COUNTS = 'lead_counts';
@@ -19,6 +20,6 @@ export async function countLeadsByCounters(db: Db, orgId: string, filters: Count
   const query = db(LEAD_COUNTS).where('org_id', orgId);
   if (filters.status) query.where('status', filters.status);
   if (filters.assignedToId) query.where('assignee_key', filters.assignedToId === 'unassigned' ? '' : filters.assignedToId);
-  const rows: { n: string | null }[] = await query.sum({ n: 'n' });
+  const rows = (await prepared(db, query.sum({ n: 'n' }))) as { n: string | null }[];
   return Number(rows[0]?.n ?? 0);
 }

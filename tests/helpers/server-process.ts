@@ -4,6 +4,12 @@ import { join } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..');
 
+/**
+ * The embedded test database is PGlite behind a socket: one session for every connection, where
+ * two connections preparing one statement name collide. A real server names them, as in production.
+ */
+export const NAMED_STATEMENTS = process.env.WSAPI_TEST_DB_KIND === 'postgres' ? 'true' : 'false';
+
 /** The service started as `npm start` starts it: its own process, so signals and exits are real. */
 export interface ServerProcess {
   child: ChildProcess;
@@ -20,7 +26,7 @@ export function startServer(env: Record<string, string>): Promise<ServerProcess>
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], {
     cwd: ROOT,
     // NODE_ENV=test: JSON log lines (no pretty printer), which the tests read.
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', DB_NAMED_STATEMENTS: NAMED_STATEMENTS, ...env },
   });
   const lines: string[] = [];
   const watchers = new Set<(line: string) => void>();

@@ -16,8 +16,9 @@ export function testDatabaseUrl(): string {
 /** True when the run is on a real PostgreSQL server (several processes and true concurrency work). */
 export const onRealPostgres = process.env.WSAPI_TEST_DB_KIND === 'postgres';
 
+/** A pool on the run's database, with named statements as the service uses them (on real PostgreSQL). */
 export function createTestDb(poolMax = 5): Db {
-  return createDb({ url: testDatabaseUrl(), poolMax });
+  return createDb({ url: testDatabaseUrl(), poolMax, namedStatements: onRealPostgres });
 }
 
 export interface TestContext {

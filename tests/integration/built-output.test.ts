@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEV_SESSION_SECRET, DEV_TOKEN_SECRET } from '../../src/config';
 import { createTestDb, testDatabaseUrl } from '../helpers/test-app';
+import { NAMED_STATEMENTS } from '../helpers/server-process';
 
 // The Docker image cannot be built here (no engine), so this runs what the image runs: the
 // Dockerfile's own CMD and HEALTHCHECK commands, on the compiled output laid out as in the runtime
@@ -70,7 +71,7 @@ let image: ReturnType<typeof imageLayout>;
 
 /** The environment compose gives the container: nothing inherited from this test process. */
 function productionEnv(overrides: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
-  const env: Record<string, string | undefined> = { PATH: `${image.bin}:${process.env.PATH ?? ''}`, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', DATABASE_URL: testDatabaseUrl(), ...SECRETS, ...overrides };
+  const env: Record<string, string | undefined> = { PATH: `${image.bin}:${process.env.PATH ?? ''}`, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', DATABASE_URL: testDatabaseUrl(), DB_NAMED_STATEMENTS: NAMED_STATEMENTS, ...SECRETS, ...overrides };
   return Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)) as NodeJS.ProcessEnv;
 }
 

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { testDatabaseUrl } from '../helpers/test-app';
+import { NAMED_STATEMENTS } from '../helpers/server-process';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -16,7 +17,7 @@ interface Started {
 function start(env: Record<string, string>): Promise<Started> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', DB_NAMED_STATEMENTS: NAMED_STATEMENTS, ...env },
   });
   const lines: string[] = [];
   return new Promise((resolve, reject) => {

@@ -19,6 +19,7 @@ describe('loadConfig', () => {
       DB_POOL_MAX: 10,
       DB_ACQUIRE_TIMEOUT_MS: 3000,
       DB_STATEMENT_TIMEOUT_MS: 15_000,
+      DB_NAMED_STATEMENTS: true,
       BODY_LIMIT: '1mb',
       LOG_LEVEL: 'info',
       KEY_CACHE_TTL_MS: 1000,
@@ -30,6 +31,12 @@ describe('loadConfig', () => {
       TRUST_PROXY: false,
     });
     expect(loadConfig({}).DATABASE_URL).toBeUndefined();
+  });
+
+  it('reads DB_NAMED_STATEMENTS as true or false only, naming the variable otherwise', () => {
+    expect(loadConfig({ DB_NAMED_STATEMENTS: 'false' }).DB_NAMED_STATEMENTS).toBe(false);
+    expect(loadConfig({ DB_NAMED_STATEMENTS: 'true' }).DB_NAMED_STATEMENTS).toBe(true);
+    expect(() => loadConfig({ DB_NAMED_STATEMENTS: 'no' })).toThrow(/DB_NAMED_STATEMENTS/);
   });
 
   describe('with NODE_ENV=production', () => {

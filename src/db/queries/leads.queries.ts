@@ -5,6 +5,7 @@ import { whereContactMatches, type SearchTerm } from '../contact-search';
 import { offsetOf, type PageRequest } from '../pagination';
 import { countLeadsByCounters } from '../lead-totals';
 import type { LeadSortKey } from '../lead-cursor';
+import { prepared, parseTimestamp, TIMESTAMPS_AS_TEXT } from '../prepared-statements';
 import { newId } from '../../domain/ids';
 import type { LeadStatus } from '../../domain/lead-status';
 
@@ -83,16 +84,21 @@ const LEAD_JSON_LATERAL = `cross join lateral (select l.id, c.name, c.phones, c.
   l.source, l.status, l.notes, ${isoOf('l.next_call_at')} as "nextCallAt", ${isoOf('l.created_at')} as "createdAt",
   ${isoOf('l.updated_at')} as "updatedAt", l.assigned_to_id as "assignedToId", l.client_id as "clientId") j`;
 
-/** What a page query selects: the lead's columns (for `toLead`), or its JSON and its sort key. */
+/**
+ * What a page query selects: the lead's columns (for `toLead`), or its JSON and its sort key,
+ * the sort key's timestamps as text (only the last row's are parsed, by `nextKeyOf`).
+ */
 interface Projection {
   select: (string | ReturnType<Db['raw']>)[];
   lateral?: string;
+  types?: typeof TIMESTAMPS_AS_TEXT;
 }
 
 const AS_COLUMNS: Projection = { select: SELECT };
 const AS_JSON = (db: Db): Projection => ({
   select: ['l.id', 'l.next_call_at', 'l.created_at', db.raw('row_to_json(j)::text as json')],
   lateral: LEAD_JSON_LATERAL,
+  types: TIMESTAMPS_AS_TEXT,
 });
 
 function toLead(row: LeadRow): Lead {
@@ -155,10 +161,12 @@ export async function listAsJson(
   filters: LeadListFilters,
   position: ListPosition,
 ): Promise<{ leadsJson: string[]; total: number; next: LeadSortKey | null }> {
-  type JsonRow = { json: string; id: string; next_call_at: Date | null; created_at: Date };
+  type JsonRow = { json: string; id: string; next_call_at: string | null; created_at: string };
   const [rows, total] = await Promise.all([pageRows<JsonRow>(db, orgId, filters, position, AS_JSON(db)), countOf(db, orgId, filters)]);
   const leadsJson = rows.slice(0, position.pageSize).map((row) => row.json);
-  return { leadsJson, total, next: nextKeyOf(rows, position.pageSize) };
+  const last = rows.length > position.pageSize ? rows[position.pageSize - 1] : undefined;
+  const sortKeys = last ? [{ id: last.id, next_call_at: last.next_call_at === null ? null : parseTimestamp(last.next_call_at), created_at: parseTimestamp(last.created_at) }] : [];
+  return { leadsJson, total, next: nextKeyOf(sortKeys, 1, rows.length > position.pageSize) };
 }
 
 function countOf(db: Db, orgId: string, filters: LeadListFilters): Promise<number> {
@@ -167,10 +175,14 @@ function countOf(db: Db, orgId: string, filters: LeadListFilters): Promise<numbe
     : countLeadsByCounters(db, orgId, filters);
 }
 
-/** The sort key of the page's last lead when the extra row says another page follows. */
-function nextKeyOf(rows: { id: string; next_call_at: Date | null; created_at: Date }[], pageSize: number): LeadSortKey | null {
+/** The sort key of the page's last lead when the extra row (or `more`) says another page follows. */
+function nextKeyOf(
+  rows: { id: string; next_call_at: Date | null; created_at: Date }[],
+  pageSize: number,
+  more = rows.length > pageSize,
+): LeadSortKey | null {
   const last = rows[pageSize - 1];
-  return rows.length > pageSize && last ? { nextCallAt: last.next_call_at, createdAt: last.created_at, id: last.id } : null;
+  return more && last ? { nextCallAt: last.next_call_at, createdAt: last.created_at, id: last.id } : null;
 }
 
 /** Up to pageSize + 1 rows: the extra one only tells whether another page follows. */
@@ -181,7 +193,12 @@ async function pageRows<Row>(db: Db, orgId: string, filters: LeadListFilters, po
     narrow(query);
     return query.orderByRaw(`l.${LIST_ORDER.replace(/, /g, ', l.')}`).limit(position.pageSize + 1);
   };
-  if (!('after' in position)) return (await ordered().offset(offsetOf(position))) as Row[];
+  // A search's best plan depends on its term: planned each time. Every other list query is prepared.
+  const run = <Q extends Parameters<typeof prepared>[1]>(query: Q): Q => {
+    if (projection.types) query.options({ types: projection.types });
+    return filters.search ? query : prepared(db, query);
+  };
+  if (!('after' in position)) return (await run(ordered().offset(offsetOf(position)))) as Row[];
   // Rows after the key, as disjoint ranges that each follow one index in order: the rest of the
   // key's own next_call_at, later next_call_at values, then leads without a next call. One OR
   // over them would make PostgreSQL read the index from the workspace's first lead onwards.
@@ -196,12 +213,12 @@ async function pageRows<Row>(db: Db, orgId: string, filters: LeadListFilters, po
           ordered((q) => q.whereNull('l.next_call_at')),
         ];
   const union = parts.map(() => '(?)').join(' union all ');
-  const result = await db.raw(`select * from (${union}) p order by ${LIST_ORDER} limit ?`, [...parts, position.pageSize + 1]);
+  const result = await run(db.raw(`select * from (${union}) p order by ${LIST_ORDER} limit ?`, [...parts, position.pageSize + 1]));
   return result.rows as Row[];
 }
 
 export async function getById(db: Db, orgId: string, leadId: string): Promise<Lead | undefined> {
-  const row = await leadsWithContacts(db, orgId).select(SELECT).where('l.id', leadId).first();
+  const row = await prepared(db, leadsWithContacts(db, orgId).select(SELECT).where('l.id', leadId).first());
   return row ? toLead(row as LeadRow) : undefined;
 }
 

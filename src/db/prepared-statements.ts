@@ -1,0 +1,56 @@
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+
+/**
+ * Pools whose connections each have a session of their own. Not the embedded database: PGlite
+ * runs every connection in one session, where a second connection preparing a name the first
+ * already prepared would fail.
+ */
+const poolsWithNamedStatements = new WeakSet<object>();
+
+export function allowNamedStatements(db: object): void {
+  poolsWithNamedStatements.add(db);
+}
+
+/** Names by SQL text, so a hot query hashes its text once; bounded, as a name costs a little memory per connection too. */
+const namesByText = new Map<string, string>();
+const MAX_NAMES = 1000;
+
+interface Preparable {
+  toSQL(): { sql: string };
+  options(options: Readonly<Record<string, unknown>>): unknown;
+}
+
+/**
+ * Runs `query` as a named prepared statement where the pool allows it: PostgreSQL parses and
+ * plans its text once per connection rather than on every call (the leads list's first page took
+ * about as long to plan as to run). Only for queries whose best plan does not depend on their
+ * values: a search's does (a rare term wants the trigram index, a common one the list's order),
+ * so searches are planned on every call. The name is a hash of the text: two texts never share one.
+ */
+export function prepared<Q extends Preparable>(db: object, query: Q): Q {
+  if (!poolsWithNamedStatements.has(db)) return query;
+  const { sql } = query.toSQL();
+  let name = namesByText.get(sql);
+  if (name === undefined) {
+    name = `wsapi_${createHash('sha1').update(sql).digest('hex').slice(0, 24)}`;
+    if (namesByText.size < MAX_NAMES) namesByText.set(sql, name);
+  }
+  query.options({ name });
+  return query;
+}
+
+const TIMESTAMPTZ = pg.types.builtins.TIMESTAMPTZ;
+const asText = (value: string) => value;
+
+/**
+ * Type parsers for a query whose timestamps stay PostgreSQL's text: a page of 100 leads carries
+ * 200 sort-key timestamps of which only the last row's are read (`parseTimestamp`).
+ */
+export const TIMESTAMPS_AS_TEXT = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    return oid === TIMESTAMPTZ ? asText : pg.types.getTypeParser(oid, format);
+  },
+};
+
+export const parseTimestamp = pg.types.getTypeParser(TIMESTAMPTZ) as (value: string) => Date;

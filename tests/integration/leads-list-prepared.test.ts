@@ -1,0 +1,73 @@
+import { createDb, type Db } from '../../src/db/knex';
+import { createTestDb, describeOnRealPostgres, testDatabaseUrl } from '../helpers/test-app';
+import { createLead, createWorkspace } from '../helpers/factories';
+import * as leadsQueries from '../../src/db/queries/leads.queries';
+import { toSearchTerm } from '../../src/domain/phone';
+
+/** The named statements of the pool's one session (a one-connection pool: every query shares it). */
+async function preparedTexts(db: Db): Promise<string[]> {
+  const { rows } = await db.raw<{ rows: { name: string; statement: string }[] }>('select name, statement from pg_prepared_statements');
+  return rows.filter((row) => row.name.startsWith('wsapi_')).map((row) => row.statement);
+}
+
+describeOnRealPostgres('leads queries as named prepared statements', () => {
+  let setup: Db;
+  let orgId: string;
+  let leadIds: string[];
+  beforeAll(async () => {
+    setup = createTestDb();
+    const { org } = await createWorkspace(setup);
+    orgId = org.id;
+    leadIds = [];
+    for (let i = 0; i < 5; i += 1) leadIds.push((await createLead(setup, orgId, { name: `Prepared ${i}`, nextCallAt: i % 2 ? new Date(Date.UTC(2030, 0, i + 1)) : null })).id);
+  });
+  afterAll(() => setup.destroy());
+
+  it('prepares the page, its total and getById once per session, and never a search', async () => {
+    const db = createDb({ url: testDatabaseUrl(), poolMax: 1, namedStatements: true });
+    try {
+      for (let i = 0; i < 3; i += 1) {
+        await leadsQueries.listAsJson(db, orgId, {}, { page: 1, pageSize: 2 });
+        await leadsQueries.list(db, orgId, { status: 'NOT_CONTACTED' }, { page: 2, pageSize: 2 });
+        await leadsQueries.getById(db, orgId, leadIds[0]!);
+        await leadsQueries.listAsJson(db, orgId, { search: toSearchTerm('Prepared') }, { page: 1, pageSize: 2 });
+      }
+      const texts = await preparedTexts(db);
+      expect(texts.some((t) => t.includes('row_to_json(j)'))).toBe(true);
+      expect(texts.some((t) => t.includes('lead_counts'))).toBe(true);
+      expect(texts.some((t) => t.includes('"l"."status" = $2'))).toBe(true);
+      expect(texts.some((t) => /"l"\."id" = \$\d limit \$\d/.test(t))).toBe(true);
+      expect(texts.filter((t) => /ilike/i.test(t))).toEqual([]);
+      // Each text prepared once, however often it ran.
+      expect(new Set(texts).size).toBe(texts.length);
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it('answers the same pages and cursors prepared as planned each time', async () => {
+    const plain = createDb({ url: testDatabaseUrl(), poolMax: 1 });
+    const named = createDb({ url: testDatabaseUrl(), poolMax: 1, namedStatements: true });
+    try {
+      const walk = async (db: Db) => {
+        const pages: unknown[] = [];
+        let position: leadsQueries.ListPosition = { page: 1, pageSize: 2 };
+        for (let i = 0; i < 4; i += 1) {
+          const page = await leadsQueries.listAsJson(db, orgId, {}, position);
+          pages.push(page);
+          if (!page.next) break;
+          position = { after: page.next, pageSize: 2 };
+        }
+        return pages;
+      };
+      const expected = await walk(plain);
+      expect(expected.length).toBe(3);
+      expect(await walk(named)).toEqual(expected);
+      expect(await walk(named)).toEqual(expected);
+      expect(await preparedTexts(plain)).toEqual([]);
+    } finally {
+      await plain.destroy();
+      await named.destroy();
+    }
+  });
+});
