@@ -193,12 +193,15 @@ async function pageRows<Row>(db: Db, orgId: string, filters: LeadListFilters, po
     narrow(query);
     return query.orderByRaw(`l.${LIST_ORDER.replace(/, /g, ', l.')}`).limit(position.pageSize + 1);
   };
-  // A search's best plan depends on its term: planned each time. Every other list query is prepared.
-  const run = <Q extends Parameters<typeof prepared>[1]>(query: Q): Q => {
+  // Prepared only where every call costs about the same: first pages and keyset pages. A search's
+  // plan depends on its term, and an OFFSET's cost grows with it: after a few deep pages
+  // PostgreSQL would switch the statement to a generic plan, which cannot see the LIMIT and goes
+  // parallel for a 101-row page. Those are planned on every call.
+  const run = <Q extends Parameters<typeof prepared>[1]>(query: Q, offset = 0): Q => {
     if (projection.types) query.options({ types: projection.types });
-    return filters.search ? query : prepared(db, query);
+    return filters.search || offset > 0 ? query : prepared(db, query);
   };
-  if (!('after' in position)) return (await run(ordered().offset(offsetOf(position)))) as Row[];
+  if (!('after' in position)) return (await run(ordered().offset(offsetOf(position)), offsetOf(position))) as Row[];
   // Rows after the key, as disjoint ranges that each follow one index in order: the rest of the
   // key's own next_call_at, later next_call_at values, then leads without a next call. One OR
   // over them would make PostgreSQL read the index from the workspace's first lead onwards.
