@@ -56,7 +56,7 @@ export async function seedBulk(db: Db, options: SeedBulkOptions): Promise<SeedBu
     }
   };
   await Promise.all(Array.from({ length: Math.min(options.concurrency ?? 2, starts.length) }, worker));
-  await bulkSeedQueries.analyse(db);
+  await bulkSeedQueries.vacuumAnalyse(db);
   return { orgId: org.id, leads: options.leads, members: memberIds.length, seconds: Math.round((performance.now() - started) / 100) / 10 };
 }
 

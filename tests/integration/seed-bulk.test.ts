@@ -1,5 +1,5 @@
 import { isValidPhoneNumber } from 'libphonenumber-js';
-import { createTestContext } from '../helpers/test-app';
+import { createTestContext, onRealPostgres } from '../helpers/test-app';
 import { createOrg, createKey, createWorkspace } from '../helpers/factories';
 import { cli, cliJson } from '../helpers/cli-harness';
 import { bodyOf, listLeads } from '../helpers/leads-rest';
@@ -15,6 +15,13 @@ describe('cli seed bulk', () => {
     const output = await cliJson('seed', 'bulk', '--org', org.id, '--leads', '2000');
 
     expect(output).toMatchObject({ orgId: org.id, leads: 2000, members: 5 });
+    if (onRealPostgres) {
+      // Vacuumed after the load: its pages are in the visibility map (VACUUM writes relallvisible).
+      const { rows } = await ctx.db.raw<{ rows: { relname: string; relallvisible: number }[] }>(
+        "select relname, relallvisible from pg_class where relname in ('leads', 'contacts') order by relname",
+      );
+      expect(rows.map((row) => [row.relname, row.relallvisible > 0])).toEqual([['contacts', true], ['leads', true]]);
+    }
     const leads = await ctx.db('leads as l')
       .join('contacts as c', function joinContact() {
         this.on('c.org_id', 'l.org_id').andOn('c.id', 'l.contact_id');
