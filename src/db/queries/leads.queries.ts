@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Db } from '../knex';
 import { TABLES, NEXT_UPDATED_AT } from '../tables';
 import { personFieldsOf } from './contacts.queries';
@@ -78,28 +79,23 @@ function isoOf(column: string): string {
  * The same Lead object as `toLead`, rendered as compact JSON by PostgreSQL, field for field and in
  * the same order (tests/integration/leads-rest-json.test.ts holds the two equal). The REST list
  * sends it as it comes: parsing 100 rows and writing them out again was most of that list's CPU.
+ * It reads the columns of a finished page `p` (SELECT's names), so only the rows sent are
+ * rendered: rendered inside the page query, a deep page rendered every row its OFFSET skipped.
  */
-const LEAD_JSON_LATERAL = `cross join lateral (select l.id, c.name, c.phones, c.emails,
-  c.phones[1] as "primaryPhone", c.emails[1] as "primaryEmail", c.company, l.contact_id as "contactId",
-  l.source, l.status, l.notes, ${isoOf('l.next_call_at')} as "nextCallAt", ${isoOf('l.created_at')} as "createdAt",
-  ${isoOf('l.updated_at')} as "updatedAt", l.assigned_to_id as "assignedToId", l.client_id as "clientId") j`;
+const LEAD_JSON_OF_PAGE = `cross join lateral (select p.id, p.name, p.phones, p.emails,
+  p.phones[1] as "primaryPhone", p.emails[1] as "primaryEmail", p.company, p.contact_id as "contactId",
+  p.source, p.status, p.notes, ${isoOf('p.next_call_at')} as "nextCallAt", ${isoOf('p.created_at')} as "createdAt",
+  ${isoOf('p.updated_at')} as "updatedAt", p.assigned_to_id as "assignedToId", p.client_id as "clientId") j`;
 
-/**
- * What a page query selects: the lead's columns (for `toLead`), or its JSON and its sort key,
- * the sort key's timestamps as text (only the last row's are parsed, by `nextKeyOf`).
- */
-interface Projection {
-  select: (string | ReturnType<Db['raw']>)[];
-  lateral?: string;
-  types?: typeof TIMESTAMPS_AS_TEXT;
+/** A page's rows as they are sent by the REST list: its JSON, and its sort key (timestamps as text, see `listAsJson`). */
+function renderedAsJson(db: Db, page: Knex.QueryBuilder | Knex.Raw) {
+  return db
+    .select('p.id', 'p.next_call_at', 'p.created_at', db.raw('row_to_json(j)::text as json'))
+    .from(db.raw('(?) as p', [page]))
+    .joinRaw(LEAD_JSON_OF_PAGE)
+    .orderByRaw(`p.${LIST_ORDER.replace(/, /g, ', p.')}`)
+    .options({ types: TIMESTAMPS_AS_TEXT });
 }
-
-const AS_COLUMNS: Projection = { select: SELECT };
-const AS_JSON = (db: Db): Projection => ({
-  select: ['l.id', 'l.next_call_at', 'l.created_at', db.raw('row_to_json(j)::text as json')],
-  lateral: LEAD_JSON_LATERAL,
-  types: TIMESTAMPS_AS_TEXT,
-});
 
 function toLead(row: LeadRow): Lead {
   return {
@@ -125,7 +121,7 @@ function leadsWithContacts(db: Db, orgId: string) {
     .where('l.org_id', orgId);
 }
 
-function applyFilters(query: ReturnType<typeof leadsWithContacts>, filters: LeadListFilters) {
+function applyFilters(query: Knex.QueryBuilder, filters: LeadListFilters) {
   if (filters.status) query.where('l.status', filters.status);
   if (filters.assignedToId === 'unassigned') query.whereNull('l.assigned_to_id');
   else if (filters.assignedToId) query.where('l.assigned_to_id', filters.assignedToId);
@@ -149,7 +145,7 @@ export async function list(
   filters: LeadListFilters,
   position: ListPosition,
 ): Promise<{ leads: Lead[]; total: number; next: LeadSortKey | null }> {
-  const [rows, total] = await Promise.all([pageRows<LeadRow>(db, orgId, filters, position, AS_COLUMNS), countOf(db, orgId, filters)]);
+  const [rows, total] = await Promise.all([pageRows<LeadRow>(db, orgId, filters, position, 'columns'), countOf(db, orgId, filters)]);
   const leads = rows.slice(0, position.pageSize).map(toLead);
   return { leads, total, next: nextKeyOf(rows, position.pageSize) };
 }
@@ -162,7 +158,7 @@ export async function listAsJson(
   position: ListPosition,
 ): Promise<{ leadsJson: string[]; total: number; next: LeadSortKey | null }> {
   type JsonRow = { json: string; id: string; next_call_at: string | null; created_at: string };
-  const [rows, total] = await Promise.all([pageRows<JsonRow>(db, orgId, filters, position, AS_JSON(db)), countOf(db, orgId, filters)]);
+  const [rows, total] = await Promise.all([pageRows<JsonRow>(db, orgId, filters, position, 'json'), countOf(db, orgId, filters)]);
   const leadsJson = rows.slice(0, position.pageSize).map((row) => row.json);
   const last = rows.length > position.pageSize ? rows[position.pageSize - 1] : undefined;
   const sortKeys = last ? [{ id: last.id, next_call_at: last.next_call_at === null ? null : parseTimestamp(last.next_call_at), created_at: parseTimestamp(last.created_at) }] : [];
@@ -186,27 +182,52 @@ function nextKeyOf(
 }
 
 /** Up to pageSize + 1 rows: the extra one only tells whether another page follows. */
-async function pageRows<Row>(db: Db, orgId: string, filters: LeadListFilters, position: ListPosition, projection: Projection): Promise<Row[]> {
-  const ordered = (narrow: (q: ReturnType<typeof leadsWithContacts>) => void = () => {}) => {
-    const query = applyFilters(leadsWithContacts(db, orgId), filters).select(projection.select);
-    if (projection.lateral) query.joinRaw(projection.lateral);
+async function pageRows<Row>(db: Db, orgId: string, filters: LeadListFilters, position: ListPosition, as: 'columns' | 'json'): Promise<Row[]> {
+  // The page's keys in the list's order. Without a search they come from the filter's index alone
+  // (it holds every sort column): an OFFSET then skips index entries, where joining each skipped
+  // lead to its contact made page 1000 of a million leads read 500,000 contact index pages.
+  const keys = (narrow: (q: Knex.QueryBuilder) => void = () => {}) => {
+    const from = filters.search ? leadsWithContacts(db, orgId) : db({ l: TABLES.leads }).where('l.org_id', orgId);
+    const query = applyFilters(from, filters).select('l.id', 'l.next_call_at', 'l.created_at');
     narrow(query);
     return query.orderByRaw(`l.${LIST_ORDER.replace(/, /g, ', l.')}`).limit(position.pageSize + 1);
   };
+  const offset = 'after' in position ? 0 : offsetOf(position);
+  const page = leadsOfPage(db, orgId, 'after' in position ? afterKey(db, position, keys) : keys().offset(offset));
+  const query = as === 'json' ? renderedAsJson(db, page) : page;
   // Prepared only where every call costs about the same: first pages and keyset pages. A search's
   // plan depends on its term, and an OFFSET's cost grows with it: after a few deep pages
   // PostgreSQL would switch the statement to a generic plan, which cannot see the LIMIT and goes
   // parallel for a 101-row page. Those are planned on every call.
-  const run = <Q extends Parameters<typeof prepared>[1]>(query: Q, offset = 0): Q => {
-    if (projection.types) query.options({ types: projection.types });
-    return filters.search || offset > 0 ? query : prepared(db, query);
-  };
-  if (!('after' in position)) return (await run(ordered().offset(offsetOf(position)), offsetOf(position))) as Row[];
-  // Rows after the key, as disjoint ranges that each follow one index in order: the rest of the
-  // key's own next_call_at, later next_call_at values, then leads without a next call. One OR
-  // over them would make PostgreSQL read the index from the workspace's first lead onwards.
+  return (await (filters.search || offset > 0 ? query : prepared(db, query))) as Row[];
+}
+
+/** The leads (with their contacts' fields, SELECT's columns) of a page of keys `k`, in the list's order. */
+function leadsOfPage(db: Db, orgId: string, keys: Knex.QueryBuilder | Knex.Raw) {
+  return db
+    .select(SELECT)
+    .from(db.raw('(?) as k', [keys]))
+    .join({ l: TABLES.leads }, function joinLead() {
+      this.on('l.id', '=', 'k.id').andOnVal('l.org_id', '=', orgId);
+    })
+    .join({ c: TABLES.contacts }, function joinContact() {
+      this.on('c.org_id', '=', 'l.org_id').andOn('c.id', '=', 'l.contact_id');
+    })
+    .orderByRaw(`k.${LIST_ORDER.replace(/, /g, ', k.')}`);
+}
+
+/**
+ * The rows after a cursor's sort key, as disjoint ranges that each follow one index in order: the
+ * rest of the key's own next_call_at, later next_call_at values, then leads without a next call.
+ * One OR over them would make PostgreSQL read the index from the workspace's first lead onwards.
+ */
+function afterKey(
+  db: Db,
+  position: { after: LeadSortKey; pageSize: number },
+  ordered: (narrow: (q: Knex.QueryBuilder) => void) => Knex.QueryBuilder,
+): Knex.Raw {
   const { nextCallAt, createdAt, id } = position.after;
-  const sameTimeOlder = (q: ReturnType<typeof leadsWithContacts>) => q.whereRaw('(l.created_at, l.id) < (?, ?)', [createdAt, id]);
+  const sameTimeOlder = (q: Knex.QueryBuilder) => q.whereRaw('(l.created_at, l.id) < (?, ?)', [createdAt, id]);
   const parts =
     nextCallAt === null
       ? [ordered((q) => sameTimeOlder(q.whereNull('l.next_call_at')))]
@@ -216,8 +237,7 @@ async function pageRows<Row>(db: Db, orgId: string, filters: LeadListFilters, po
           ordered((q) => q.whereNull('l.next_call_at')),
         ];
   const union = parts.map(() => '(?)').join(' union all ');
-  const result = await run(db.raw(`select * from (${union}) p order by ${LIST_ORDER} limit ?`, [...parts, position.pageSize + 1]));
-  return result.rows as Row[];
+  return db.raw(`select * from (${union}) u order by ${LIST_ORDER} limit ?`, [...parts, position.pageSize + 1]);
 }
 
 export async function getById(db: Db, orgId: string, leadId: string): Promise<Lead | undefined> {
