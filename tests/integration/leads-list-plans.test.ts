@@ -56,12 +56,17 @@ describeOnRealPostgres('leads list query plans (EXPLAIN on real PostgreSQL)', ()
     await db.raw('analyze leads; analyze contacts; analyze lead_counts');
   }, 60000);
 
-  async function indexesUsed(filters: LeadListFilters, pick: (sql: string) => boolean): Promise<string[]> {
+  /** The plan of the query (picked among those one list call sends) as the app sends it. */
+  async function planOf(
+    filters: LeadListFilters,
+    pick: (sql: string) => boolean,
+    options: { page?: number; analyze?: boolean } = {},
+  ): Promise<PlanNode> {
     const seen: { sql: string; bindings: unknown[] }[] = [];
     const record = (q: { sql: string; bindings: unknown[] }) => seen.push(q);
     db.on('query', record);
     try {
-      await leadsQueries.list(db, orgId, filters, { page: 1, pageSize: 100 });
+      await leadsQueries.listAsJson(db, orgId, filters, { page: options.page ?? 1, pageSize: 100 });
     } finally {
       db.removeListener('query', record);
     }
@@ -69,14 +74,16 @@ describeOnRealPostgres('leads list query plans (EXPLAIN on real PostgreSQL)', ()
     if (!query) throw new Error(`no query matched among ${seen.map((q) => q.sql).join(' | ')}`);
     // The captured SQL has the driver's $n placeholders: send it through a pooled connection as is.
     const connection = await db.client.acquireConnection();
-    let plan: PlanNode;
     try {
-      const explained = await connection.query(`explain (format json) ${query.sql}`, query.bindings);
-      plan = (explained.rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0]!.Plan;
+      const explained = await connection.query(`explain (${options.analyze ? 'analyze, ' : ''}format json) ${query.sql}`, query.bindings);
+      return (explained.rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0]!.Plan;
     } finally {
       await db.client.releaseConnection(connection);
     }
-    return nodesOf(plan)
+  }
+
+  async function indexesUsed(filters: LeadListFilters, pick: (sql: string) => boolean): Promise<string[]> {
+    return nodesOf(await planOf(filters, pick))
       .filter((n) => n['Node Type'].includes('Index'))
       .map((n) => `${n['Node Type']} ${n['Index Name']}`);
   }
@@ -97,23 +104,7 @@ describeOnRealPostgres('leads list query plans (EXPLAIN on real PostgreSQL)', ()
   });
 
   it('skips a deep page\'s OFFSET in the index alone: only the rows sent are joined to leads and contacts', async () => {
-    const seen: { sql: string; bindings: unknown[] }[] = [];
-    const record = (q: { sql: string; bindings: unknown[] }) => seen.push(q);
-    db.on('query', record);
-    try {
-      await leadsQueries.listAsJson(db, orgId, { status: 'CONTACTED' }, { page: 50, pageSize: 100 });
-    } finally {
-      db.removeListener('query', record);
-    }
-    const query = seen.find((q) => pageQuery(q.sql))!;
-    const connection = await db.client.acquireConnection();
-    let plan: PlanNode;
-    try {
-      const explained = await connection.query(`explain (analyze, format json) ${query.sql}`, query.bindings);
-      plan = (explained.rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0]!.Plan;
-    } finally {
-      await db.client.releaseConnection(connection);
-    }
+    const plan = await planOf({ status: 'CONTACTED' }, pageQuery, { page: 50, analyze: true });
     const lookups = nodesOf(plan)
       .filter((n) => n['Index Name'] === 'leads_pkey' || n['Index Name'] === 'contacts_pkey')
       .map((n) => [n['Index Name'], n['Actual Loops']]);
