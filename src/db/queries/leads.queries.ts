@@ -160,9 +160,12 @@ export async function listAsJson(
   type JsonRow = { json: string; id: string; next_call_at: string | null; created_at: string };
   const [rows, total] = await Promise.all([pageRows<JsonRow>(db, orgId, filters, position, 'json'), countOf(db, orgId, filters)]);
   const leadsJson = rows.slice(0, position.pageSize).map((row) => row.json);
+  // The sort keys are text here (TIMESTAMPS_AS_TEXT): only the last row's are parsed, for the cursor.
   const last = rows.length > position.pageSize ? rows[position.pageSize - 1] : undefined;
-  const sortKeys = last ? [{ id: last.id, next_call_at: last.next_call_at === null ? null : parseTimestamp(last.next_call_at), created_at: parseTimestamp(last.created_at) }] : [];
-  return { leadsJson, total, next: nextKeyOf(sortKeys, 1, rows.length > position.pageSize) };
+  const next = last
+    ? { nextCallAt: last.next_call_at === null ? null : parseTimestamp(last.next_call_at), createdAt: parseTimestamp(last.created_at), id: last.id }
+    : null;
+  return { leadsJson, total, next };
 }
 
 function countOf(db: Db, orgId: string, filters: LeadListFilters): Promise<number> {
@@ -171,14 +174,10 @@ function countOf(db: Db, orgId: string, filters: LeadListFilters): Promise<numbe
     : countLeadsByCounters(db, orgId, filters);
 }
 
-/** The sort key of the page's last lead when the extra row (or `more`) says another page follows. */
-function nextKeyOf(
-  rows: { id: string; next_call_at: Date | null; created_at: Date }[],
-  pageSize: number,
-  more = rows.length > pageSize,
-): LeadSortKey | null {
+/** The sort key of the page's last lead when the extra row says another page follows. */
+function nextKeyOf(rows: { id: string; next_call_at: Date | null; created_at: Date }[], pageSize: number): LeadSortKey | null {
   const last = rows[pageSize - 1];
-  return more && last ? { nextCallAt: last.next_call_at, createdAt: last.created_at, id: last.id } : null;
+  return rows.length > pageSize && last ? { nextCallAt: last.next_call_at, createdAt: last.created_at, id: last.id } : null;
 }
 
 /** Up to pageSize + 1 rows: the extra one only tells whether another page follows. */
@@ -212,7 +211,7 @@ async function pageRows<Row>(db: Db, orgId: string, filters: LeadListFilters, po
 }
 
 /** The leads (with their contacts' fields, SELECT's columns) of a page of keys `k`, in the list's order. */
-function leadsOfPage(db: Db, orgId: string, keys: Knex.QueryBuilder | Knex.Raw) {
+function leadsOfPage(db: Db, orgId: string, keys: Knex.QueryBuilder) {
   return db
     .select(SELECT)
     .from(db.raw('(?) as k', [keys]))
