@@ -1,7 +1,7 @@
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { describeInBrowser, launchChromium } from '../helpers/browser';
 import { createTestContext } from '../helpers/test-app';
 import { createWorkspace, unique } from '../helpers/factories';
 import { createJwtKeys } from '../../src/auth/secrets';
@@ -13,12 +13,6 @@ import { signMemberSession } from '../../src/auth/member-session';
  * refused by the browser itself. Needs Debian's chromium, like developer-page.browser.test.ts.
  */
 
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
-const describeInBrowser = haveChromium || process.env.CI ? describe : describe.skip;
-if (!haveChromium && !process.env.CI) {
-  console.log(`skipped (no ${CHROMIUM}: apt-get install -y chromium to run it): the CORS browser test`);
-}
 
 const ctx = createTestContext();
 let api: Server;
@@ -33,16 +27,12 @@ function listen(server: Server, host: string): Promise<number> {
 }
 
 beforeAll(async () => {
-  if (!haveChromium) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium to run the CORS browser test`);
   api = createServer(ctx.app);
   apiUrl = `http://127.0.0.1:${await listen(api, '127.0.0.1')}`;
   // The integrator's page: another origin (another host name and port) than the API.
   site = createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'text/html' }).end('<!doctype html><title>integrator</title>'));
   siteUrl = `http://localhost:${await listen(site, '127.0.0.1')}`;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {

@@ -1,23 +1,15 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { describeInBrowser, launchChromium } from '../helpers/browser';
 import { createTestContext } from '../helpers/test-app';
 import { createKey, createLead, createMember, createOrg } from '../helpers/factories';
 import { createJwtKeys } from '../../src/auth/secrets';
 import { signMemberSession } from '../../src/auth/member-session';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = join(__dirname, '..', 'artifacts');
-
-// CI installs Debian's chromium and must run this test; elsewhere a machine without it skips the
-// test with a notice, so `npm test` still passes on a fresh machine.
-const haveChromium = existsSync(CHROMIUM);
-const describeInBrowser = haveChromium || process.env.CI ? describe : describe.skip;
-if (!haveChromium && !process.env.CI) {
-  console.log(`skipped (no ${CHROMIUM}: apt-get install -y chromium to run it): the developer page's browser test`);
-}
 
 const ctx = createTestContext();
 let server: Server;
@@ -25,16 +17,10 @@ let browser: Browser;
 let baseUrl: string;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (apt-get install -y chromium) to run the developer page's browser test`);
-  }
   server = ctx.app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {
