@@ -9,6 +9,7 @@ import { createWorkspace, unique } from '../helpers/factories';
 import { rpcGet, rpcPost } from '../helpers/rpc';
 import { expectRpcError } from '../helpers/rpc-edge-fixtures';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
+import { sleep, until } from '../helpers/poll';
 
 /**
  * PostgreSQL taken away from one app (not from the server every other test uses): its pool reaches
@@ -25,7 +26,6 @@ const STATEMENT_TIMEOUT_MS = 1000;
 const QUERY_TIMEOUT_MS = STATEMENT_TIMEOUT_MS + 2000;
 const SLACK_MS = 3000;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describeOnRealPostgres('database faults', () => {
   const direct = createTestDb(2);
@@ -221,12 +221,3 @@ describeOnRealPostgres('database faults', () => {
     });
   });
 });
-
-async function until(condition: () => boolean | Promise<boolean>, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await condition()) return true;
-    await sleep(20);
-  }
-  return condition();
-}

@@ -9,8 +9,8 @@ import { signMemberSession } from '../../src/auth/member-session';
 import { createCacheInvalidationListener, type CacheInvalidationListener, type ListenerOptions } from '../../src/auth/key-invalidation';
 import * as apiKeysQueries from '../../src/db/queries/api-keys.queries';
 import type { Db } from '../../src/db/knex';
+import { sleep, until } from '../helpers/poll';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const opened: { listener: CacheInvalidationListener; ctx: TestContext }[] = [];
 afterAll(async () => {
   for (const { listener, ctx } of opened) {
@@ -30,15 +30,6 @@ function instance(options: { keyCacheTtlMs?: number } & Partial<ListenerOptions>
   const ctx = createTestContext({ db, keyCacheTtlMs: options.keyCacheTtlMs ?? 1000, cacheInvalidation: listener });
   opened.push({ listener, ctx });
   return { ...ctx, listener, applicationName, logLines };
-}
-
-async function until(condition: () => boolean | Promise<boolean>, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await condition()) return true;
-    await sleep(10);
-  }
-  return condition();
 }
 
 function listLeads(app: Express, bearer: string) {
@@ -75,7 +66,7 @@ describeOnRealPostgres('API key cache with a live invalidation listener', () => 
   beforeAll(async () => {
     a = instance({ keyCacheTtlMs: 100 });
     b = instance({ keyCacheTtlMs: 1000 });
-    expect(await until(() => a.listener.isLive() && b.listener.isLive(), 5000)).toBe(true);
+    expect(await until(() => a.listener.isLive() && b.listener.isLive(), 5000, 10)).toBe(true);
   });
 
   it('serves a verified key past the short TTL without reading api_keys again', async () => {
@@ -146,12 +137,12 @@ describeOnRealPostgres('API key cache with a live invalidation listener', () => 
 describeOnRealPostgres('API key cache when the invalidation listener is lost', () => {
   it('falls back to the short TTL while the LISTEN connection is down', async () => {
     const c = instance({ keyCacheTtlMs: 300, retryDelayMs: { min: 60_000, max: 60_000 } });
-    expect(await until(() => c.listener.isLive(), 5000)).toBe(true);
+    expect(await until(() => c.listener.isLive(), 5000, 10)).toBe(true);
     const { victim } = await workspaceWithKey(c.db);
     expect((await listLeads(c.app, victim.key)).status).toBe(200);
 
     await terminateListener(c.db, c.applicationName);
-    expect(await until(() => !c.listener.isLive(), 2000)).toBe(true);
+    expect(await until(() => !c.listener.isLive(), 2000, 10)).toBe(true);
     await apiKeysQueries.revoke(c.db, victim.id); // its notification reaches nobody here
 
     await sleep(350);
@@ -162,14 +153,14 @@ describeOnRealPostgres('API key cache when the invalidation listener is lost', (
 
   it('drops every cached key when the listener reconnects, since notifications may have been missed', async () => {
     const c = instance({ keyCacheTtlMs: 1000, retryDelayMs: { min: 50, max: 50 } });
-    expect(await until(() => c.listener.isLive(), 5000)).toBe(true);
+    expect(await until(() => c.listener.isLive(), 5000, 10)).toBe(true);
     const { victim } = await workspaceWithKey(c.db);
     expect((await listLeads(c.app, victim.key)).status).toBe(200);
 
     await terminateListener(c.db, c.applicationName);
-    expect(await until(() => !c.listener.isLive(), 2000)).toBe(true);
+    expect(await until(() => !c.listener.isLive(), 2000, 10)).toBe(true);
     await apiKeysQueries.revoke(c.db, victim.id);
-    expect(await until(() => c.listener.isLive(), 5000)).toBe(true);
+    expect(await until(() => c.listener.isLive(), 5000, 10)).toBe(true);
 
     const res = await listLeads(c.app, victim.key);
     expect([res.status, res.body.error.message]).toEqual([401, 'API key has been revoked']);

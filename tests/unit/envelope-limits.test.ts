@@ -3,17 +3,7 @@ import { decodeEnvelope } from '../../src/rpc/envelope';
 import { nestsDeeperThan } from '../../src/rpc/json-depth';
 import { MAX_JSON_DEPTH } from '../../src/rpc/input-limits';
 import { metaFitsJson } from '../../src/rpc/superjson-meta';
-import { AppError } from '../../src/errors/app-error';
-
-function decodeFailure(text: string): AppError {
-  try {
-    decodeEnvelope(text);
-  } catch (err) {
-    expect(err).toBeInstanceOf(AppError);
-    return err as AppError;
-  }
-  throw new Error(`decodeEnvelope accepted ${text.slice(0, 200)}`);
-}
+import { decodeFailure } from '../helpers/envelope';
 
 const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 

@@ -1,16 +1,7 @@
 import superjson from 'superjson';
 import { decodeEnvelope, encodeError, encodeResult } from '../../src/rpc/envelope';
 import { AppError } from '../../src/errors/app-error';
-
-function decodeFailure(text: string): AppError {
-  try {
-    decodeEnvelope(text);
-  } catch (err) {
-    expect(err).toBeInstanceOf(AppError);
-    return err as AppError;
-  }
-  throw new Error(`decodeEnvelope accepted ${text}`);
-}
+import { decodeFailure } from '../helpers/envelope';
 
 describe('decodeEnvelope', () => {
   it('answers the value inside {"json": ...}', () => {
