@@ -9,6 +9,7 @@ import * as indexContactSearch from './20261123150100_index_contact_search';
 import * as indexLeadsUnassigned from './20261123150200_index_leads_unassigned';
 import * as notifyApiKeyChanges from './20261123160000_notify_api_key_changes';
 import * as createIdempotencyKeys from './20261201120000_create_idempotency_keys';
+import * as createEventsAndWebhooks from './20261202120000_create_events_and_webhooks';
 
 /**
  * Every migration, in order. An explicit list rather than a scanned folder: it works the same
@@ -26,4 +27,5 @@ export const MIGRATIONS = [
   { name: '20261123150200_index_leads_unassigned', module: indexLeadsUnassigned },
   { name: '20261123160000_notify_api_key_changes', module: notifyApiKeyChanges },
   { name: '20261201120000_create_idempotency_keys', module: createIdempotencyKeys },
+  { name: '20261202120000_create_events_and_webhooks', module: createEventsAndWebhooks },
 ];

@@ -22,12 +22,13 @@ import { healthRouter } from './http/health-route';
 import { metricsRouter } from './http/metrics-route';
 import type { CacheInvalidation } from './auth/key-invalidation';
 import type { RateLimiter } from './ratelimit/rate-limiter';
+import { webhookUrlPolicyFor } from './webhooks/url-safety';
 
 export interface AppDeps {
   db: Db;
   config: Pick<Config, 'BODY_LIMIT' | 'KEY_CACHE_TTL_MS'> & Partial<Pick<Config, 'SESSION_SECRET' | 'TOKEN_SECRET'>>
     & Partial<Pick<Config, 'METRICS_TOKEN'>>
-    & Partial<Pick<Config, 'TRUST_PROXY'>>
+    & Partial<Pick<Config, 'TRUST_PROXY' | 'NODE_ENV'>>
     & { /** How long a verified key is trusted while `cacheInvalidation` is live (60 s by default). */ KEY_CACHE_LIVE_TTL_MS?: number };
   logger: Logger;
   /** The procedures to serve; the full registry unless a test gives its own. */
@@ -62,7 +63,9 @@ export function createApp({ db, config, logger, registry = createProcedureRegist
     db, cacheTtlMs: config.KEY_CACHE_TTL_MS, invalidation: cacheInvalidation, liveCacheTtlMs: config.KEY_CACHE_LIVE_TTL_MS,
   });
   const authenticate = createAuthenticator({ keys: authenticator, tokenKey: jwtKeys.token, readAccess });
-  app.use(rpcRouter({ registry, db, authenticate, rateLimiter }, config.BODY_LIMIT));
+  // Tests build the app without NODE_ENV: they send webhooks to their own loopback receivers.
+  const webhookUrlPolicy = webhookUrlPolicyFor(config.NODE_ENV ?? 'test');
+  app.use(rpcRouter({ registry, db, authenticate, rateLimiter, webhookUrlPolicy }, config.BODY_LIMIT));
   // After the API routes (their paths never overlap), so an API call does not walk these routers.
   app.use(healthRouter({ db, logger }));
   app.use(metricsRouter({ registry: metrics.registry, token: config.METRICS_TOKEN }));

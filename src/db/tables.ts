@@ -11,6 +11,10 @@ export const TABLES = {
   apiKeys: 'api_keys',
   leadCalls: 'lead_calls',
   idempotencyKeys: 'idempotency_keys',
+  events: 'events',
+  webhookEndpoints: 'webhook_endpoints',
+  webhookDeliveries: 'webhook_deliveries',
+  webhookDeliveryAttempts: 'webhook_delivery_attempts',
 } as const;
 
 /**

@@ -6,6 +6,7 @@ import { tasksProcedures } from './tasks';
 import { invoicesProcedures } from './invoices';
 import { orgMembersProcedures } from './org-members';
 import { dashboardProcedures } from './dashboard';
+import { eventsProcedures } from './events';
 import { apiKeysProcedures } from './api-keys';
 import { organisationProcedures } from './organisation';
 
@@ -18,6 +19,7 @@ export const procedures = [
   ...invoicesProcedures,
   ...orgMembersProcedures,
   ...dashboardProcedures,
+  ...eventsProcedures,
   // Procedures of the app that the API does not expose (exposed: false): 403 through the API.
   ...apiKeysProcedures,
   ...organisationProcedures,

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Db } from '../db/knex';
 import type { Principal } from '../auth/principal';
+import type { WebhookUrlPolicy } from '../webhooks/url-safety';
 
 /** Scopes are `<resource>.<action>`. */
 export type Scope = `${string}.${'read' | 'create' | 'update' | 'delete'}`;
@@ -11,6 +12,10 @@ export interface ProcedureContext {
   orgId: string;
   org: Principal['org'];
   actor: { kind: Principal['kind']; id: string };
+  /** The caller's scopes: what events (and webhooks) it may see is narrowed by them. */
+  scopes: ReadonlySet<string>;
+  /** Where webhook endpoints may point (production: public https only). */
+  webhookUrlPolicy: WebhookUrlPolicy;
 }
 
 export interface Deprecation {

@@ -9,6 +9,7 @@ import { readIdempotencyKey } from '../idempotency/idempotency-key';
 import { runIdempotently, type IdempotentAnswer } from '../idempotency/run-idempotently';
 import { authenticateWithinLimits } from '../ratelimit/authenticate-within-limits';
 import type { CallLimits } from '../ratelimit/rate-limiter';
+import type { WebhookUrlPolicy } from '../webhooks/url-safety';
 
 /** An action call as the HTTP edge saw it, free of Express. */
 export interface RpcCall {
@@ -33,6 +34,8 @@ export interface DispatchDeps {
   authenticate(authorization: string | undefined): Promise<Principal>;
   /** This call's rate limits; absent when rate limiting is off. */
   limits?: CallLimits;
+  /** Where webhook endpoints may point; `production` unless the app was built for development or tests. */
+  webhookUrlPolicy: WebhookUrlPolicy;
 }
 
 /**
@@ -62,7 +65,10 @@ export async function dispatch(
   assertScope(principal, procedure.scope);
   const parsed = await procedure.input.safeParseAsync(rawInput);
   if (!parsed.success) throw fromZodError(parsed.error);
-  const ctx = { db: deps.db, orgId: principal.orgId, org: principal.org, actor: { kind: principal.kind, id: principal.id } };
+  const ctx = {
+    db: deps.db, orgId: principal.orgId, org: principal.org, actor: { kind: principal.kind, id: principal.id },
+    scopes: principal.scopes, webhookUrlPolicy: deps.webhookUrlPolicy,
+  };
   const idempotencyKey = procedure.method === 'POST' ? readIdempotencyKey(call.idempotencyKey) : undefined;
   if (idempotencyKey !== undefined) {
     const answer = await runIdempotently(

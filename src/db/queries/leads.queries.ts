@@ -258,13 +258,13 @@ export async function lockForUpdate(
   db: Db,
   orgId: string,
   leadId: string,
-): Promise<{ contactId: string; status: LeadStatus; updatedAt: Date } | undefined> {
+): Promise<{ contactId: string; status: LeadStatus; assignedToId: string | null; updatedAt: Date } | undefined> {
   const row = await db(TABLES.leads)
-    .select('contact_id', 'status', 'updated_at')
+    .select('contact_id', 'status', 'assigned_to_id', 'updated_at')
     .where({ org_id: orgId, id: leadId })
     .forUpdate()
     .first();
-  return row ? { contactId: row.contact_id, status: row.status, updatedAt: row.updated_at } : undefined;
+  return row ? { contactId: row.contact_id, status: row.status, assignedToId: row.assigned_to_id, updatedAt: row.updated_at } : undefined;
 }
 
 export async function insert(db: Db, orgId: string, contactId: string, fields: LeadFields): Promise<string> {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
+import { recordEvents } from '../../events/record-events';
 import * as clientsQueries from '../../db/queries/clients.queries';
 import { assertInWorkspace } from '../shared/references';
 import { clientFields, normaliseClientPhone } from './client.schema';
@@ -24,7 +25,7 @@ export const clientsCreate = defineProcedure({
     const phone = normaliseClientPhone(input.phone, ctx.org.phoneRegion) ?? null;
     return ctx.db.transaction(async (trx) => {
       if (input.contactId) await assertInWorkspace(trx, 'contacts', ctx.orgId, input.contactId, 'contactId');
-      return clientsQueries.insert(trx, ctx.orgId, {
+      const client = await clientsQueries.insert(trx, ctx.orgId, {
         name: input.name,
         contactId: input.contactId ?? null,
         company: input.company ?? null,
@@ -32,6 +33,8 @@ export const clientsCreate = defineProcedure({
         phone,
         notes: input.notes ?? null,
       });
+      await recordEvents(trx, ctx, [{ type: 'client.created', object: client }]);
+      return client;
     });
   },
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
+import { recordEvents } from '../../events/record-events';
 import * as clientsQueries from '../../db/queries/clients.queries';
 import { AppError } from '../../errors/app-error';
 import { idField } from '../shared/fields';
@@ -19,7 +20,9 @@ export const clientsDelete = defineProcedure({
       if (await clientsQueries.hasInvoices(trx, ctx.orgId, input.id)) {
         throw new AppError('CONFLICT', `Client ${JSON.stringify(input.id)} has invoices: an invoiced client cannot be deleted`);
       }
+      const client = (await clientsQueries.getById(trx, ctx.orgId, input.id))!;
       await clientsQueries.remove(trx, ctx.orgId, input.id);
+      await recordEvents(trx, ctx, [{ type: 'client.deleted', object: client }]);
       return { id: input.id, deleted: true as const };
     });
   },

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
+import { recordEvents } from '../../events/record-events';
 import * as clientsQueries from '../../db/queries/clients.queries';
 import { idField } from '../shared/fields';
 import { assertInWorkspace, notInWorkspace } from '../shared/references';
@@ -32,7 +33,7 @@ export const clientsUpdate = defineProcedure({
       if (!current) throw notInWorkspace('clients', input.id);
       assertUnchangedSince('client', current.updatedAt, input.expectedUpdatedAt);
       if (input.contactId) await assertInWorkspace(trx, 'contacts', ctx.orgId, input.contactId, 'contactId');
-      return (await clientsQueries.update(trx, ctx.orgId, input.id, {
+      const client = (await clientsQueries.update(trx, ctx.orgId, input.id, {
         name: input.name,
         contactId: input.contactId,
         company: input.company,
@@ -40,6 +41,8 @@ export const clientsUpdate = defineProcedure({
         phone,
         notes: input.notes,
       }))!;
+      await recordEvents(trx, ctx, [{ type: 'client.updated', object: client }]);
+      return client;
     });
   },
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
+import { recordEvents } from '../../events/record-events';
 import * as contactsQueries from '../../db/queries/contacts.queries';
 import { uniqueInOrder } from '../../domain/phone';
 import { normalisePhones, phonesAt } from '../shared/phones';
@@ -21,12 +22,16 @@ export const contactsCreate = defineProcedure({
   input: contactsCreateInput,
   async handler({ ctx, input }) {
     const phones = normalisePhones(phonesAt('phones', input.phones ?? []), ctx.org.phoneRegion);
-    const id = await contactsQueries.insert(ctx.db, ctx.orgId, {
-      name: input.name,
-      phones,
-      emails: uniqueInOrder(input.emails ?? []),
-      company: input.company ?? null,
+    return ctx.db.transaction(async (trx) => {
+      const id = await contactsQueries.insert(trx, ctx.orgId, {
+        name: input.name,
+        phones,
+        emails: uniqueInOrder(input.emails ?? []),
+        company: input.company ?? null,
+      });
+      const contact = (await contactsQueries.getById(trx, ctx.orgId, id))!;
+      await recordEvents(trx, ctx, [{ type: 'contact.created', object: contact }]);
+      return contact;
     });
-    return (await contactsQueries.getById(ctx.db, ctx.orgId, id))!;
   },
 });

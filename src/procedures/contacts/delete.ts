@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
+import { recordEvents } from '../../events/record-events';
 import * as contactsQueries from '../../db/queries/contacts.queries';
 import { AppError } from '../../errors/app-error';
 import { idField } from '../shared/fields';
@@ -19,7 +20,9 @@ export const contactsDelete = defineProcedure({
       if (await contactsQueries.isUsedByLead(trx, ctx.orgId, input.id)) {
         throw new AppError('CONFLICT', `Contact ${JSON.stringify(input.id)} is used by a lead: delete the lead first`);
       }
+      const contact = (await contactsQueries.getById(trx, ctx.orgId, input.id))!;
       await contactsQueries.remove(trx, ctx.orgId, input.id);
+      await recordEvents(trx, ctx, [{ type: 'contact.deleted', object: contact }]);
       return { id: input.id, deleted: true as const };
     });
   },

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
+import { recordEvents } from '../../events/record-events';
 import * as contactsQueries from '../../db/queries/contacts.queries';
 import { uniqueInOrder } from '../../domain/phone';
 import { idField } from '../shared/fields';
@@ -33,7 +34,9 @@ export const contactsUpdate = defineProcedure({
       if (!current) throw notInWorkspace('contacts', input.id);
       assertUnchangedSince('contact', current.updatedAt, input.expectedUpdatedAt);
       await contactsQueries.update(trx, ctx.orgId, input.id, withoutUndefined(patch));
-      return (await contactsQueries.getById(trx, ctx.orgId, input.id))!;
+      const contact = (await contactsQueries.getById(trx, ctx.orgId, input.id))!;
+      await recordEvents(trx, ctx, [{ type: 'contact.updated', object: contact }]);
+      return contact;
     });
   },
 });

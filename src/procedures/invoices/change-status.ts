@@ -2,9 +2,14 @@ import type { ProcedureContext } from '../../rpc/define-procedure';
 import * as invoicesQueries from '../../db/queries/invoices.queries';
 import { assertInvoiceTransition, type InvoiceAction } from '../../domain/invoice-status';
 import { invoiceNotFound } from './invoice-fields';
+import { recordEvents } from '../../events/record-events';
+import type { EventType } from '../../events/event-types';
 
 type StatusAction = Extract<InvoiceAction, 'send' | 'markPaid' | 'void'>;
 type Timestamps = Omit<invoicesQueries.InvoiceStatusChange, 'status'>;
+
+/** What each move announces, besides `invoice.updated`. */
+const EVENT_OF_ACTION: Record<StatusAction, EventType> = { send: 'invoice.sent', markPaid: 'invoice.paid', void: 'invoice.voided' };
 
 /**
  * send, markPaid and void: lock the invoice, check the move against the transition table, then
@@ -23,6 +28,11 @@ export function changeInvoiceStatus(
     // Unreachable: no send/markPaid/void entry of the table deletes; this narrows the type.
     if (status === 'DELETED') throw new Error(`invoice action ${action} cannot delete`);
     await invoicesQueries.changeStatus(trx, ctx.orgId, invoiceId, { status, ...timestamps });
-    return (await invoicesQueries.getById(trx, ctx.orgId, invoiceId))!;
+    const invoice = (await invoicesQueries.getById(trx, ctx.orgId, invoiceId))!;
+    await recordEvents(trx, ctx, [
+      { type: 'invoice.updated', object: invoice },
+      { type: EVENT_OF_ACTION[action], object: invoice, details: { from: current.status, to: invoice.status } },
+    ]);
+    return invoice;
   });
 }

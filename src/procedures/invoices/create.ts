@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
+import { recordEvents } from '../../events/record-events';
 import * as invoicesQueries from '../../db/queries/invoices.queries';
 import { idField } from '../shared/fields';
 import { assertInWorkspace } from '../shared/references';
@@ -28,7 +29,9 @@ export const invoicesCreate = defineProcedure({
         dueDate: input.dueDate,
       });
       await invoicesQueries.replaceItems(trx, ctx.orgId, id, input.items);
-      return (await invoicesQueries.getById(trx, ctx.orgId, id))!;
+      const invoice = (await invoicesQueries.getById(trx, ctx.orgId, id))!;
+      await recordEvents(trx, ctx, [{ type: 'invoice.created', object: invoice }]);
+      return invoice;
     });
   },
 });

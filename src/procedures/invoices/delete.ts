@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
+import { recordEvents } from '../../events/record-events';
 import * as invoicesQueries from '../../db/queries/invoices.queries';
 import { assertInvoiceTransition } from '../../domain/invoice-status';
 import { idField } from '../shared/fields';
@@ -17,7 +18,9 @@ export const invoicesDelete = defineProcedure({
       const current = await invoicesQueries.lockForUpdate(trx, ctx.orgId, input.id);
       if (!current) throw invoiceNotFound(input.id);
       assertInvoiceTransition(current.status, 'delete');
+      const invoice = (await invoicesQueries.getById(trx, ctx.orgId, input.id))!;
       await invoicesQueries.remove(trx, ctx.orgId, input.id);
+      await recordEvents(trx, ctx, [{ type: 'invoice.deleted', object: invoice }]);
       return { id: input.id, deleted: true as const };
     });
   },

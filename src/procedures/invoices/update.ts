@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
+import { recordEvents } from '../../events/record-events';
 import * as invoicesQueries from '../../db/queries/invoices.queries';
 import { assertInvoiceTransition } from '../../domain/invoice-status';
 import { idField } from '../shared/fields';
@@ -37,7 +38,9 @@ export const invoicesUpdate = defineProcedure({
         dueDate: input.dueDate,
       });
       if (input.items) await invoicesQueries.replaceItems(trx, ctx.orgId, input.id, input.items);
-      return (await invoicesQueries.getById(trx, ctx.orgId, input.id))!;
+      const invoice = (await invoicesQueries.getById(trx, ctx.orgId, input.id))!;
+      await recordEvents(trx, ctx, [{ type: 'invoice.updated', object: invoice }]);
+      return invoice;
     });
   },
 });

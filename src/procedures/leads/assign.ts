@@ -3,6 +3,8 @@ import { defineProcedure } from '../../rpc/define-procedure';
 import * as leadsQueries from '../../db/queries/leads.queries';
 import { idField } from '../shared/fields';
 import { assertMemberInWorkspace, notInWorkspace } from '../shared/references';
+import { recordEvents } from '../../events/record-events';
+import { leadChangeEvents } from './lead-events';
 
 export const leadsAssignInput = z.strictObject({
   id: idField,
@@ -19,10 +21,13 @@ export const leadsAssign = defineProcedure({
   input: leadsAssignInput,
   async handler({ ctx, input }) {
     return ctx.db.transaction(async (trx) => {
-      if (!(await leadsQueries.lockForUpdate(trx, ctx.orgId, input.id))) throw notInWorkspace('leads', input.id);
+      const current = await leadsQueries.lockForUpdate(trx, ctx.orgId, input.id);
+      if (!current) throw notInWorkspace('leads', input.id);
       if (input.assignedToId) await assertMemberInWorkspace(trx, ctx.orgId, input.assignedToId, 'assignedToId');
       await leadsQueries.update(trx, ctx.orgId, input.id, { assignedToId: input.assignedToId });
-      return (await leadsQueries.getById(trx, ctx.orgId, input.id))!;
+      const lead = (await leadsQueries.getById(trx, ctx.orgId, input.id))!;
+      await recordEvents(trx, ctx, leadChangeEvents(current, lead));
+      return lead;
     });
   },
 });

@@ -6,6 +6,8 @@ import type { Db } from '../../db/knex';
 import { assertCanConvert } from '../../domain/lead-status';
 import { idField } from '../shared/fields';
 import { notInWorkspace } from '../shared/references';
+import { recordEvents } from '../../events/record-events';
+import { leadChangeEvents } from './lead-events';
 
 export const leadsConvertInput = z.strictObject({
   id: idField,
@@ -26,22 +28,33 @@ export const leadsConvert = defineProcedure({
       if (!current) throw notInWorkspace('leads', input.id);
       assertCanConvert(current.status);
       const lead = (await leadsQueries.getById(trx, ctx.orgId, input.id))!;
-      const client = await clientFor(trx, ctx.orgId, lead, input.clientId);
+      const { client, created } = await clientFor(trx, ctx.orgId, lead, input.clientId);
       await leadsQueries.markConverted(trx, ctx.orgId, lead.id, client.id);
-      return { lead: (await leadsQueries.getById(trx, ctx.orgId, lead.id))!, client };
+      const converted = (await leadsQueries.getById(trx, ctx.orgId, lead.id))!;
+      await recordEvents(trx, ctx, [
+        ...(created ? [{ type: 'client.created' as const, object: client }] : []),
+        { type: 'lead.converted', object: converted, details: { client } },
+        ...leadChangeEvents(current, converted),
+      ]);
+      return { lead: converted, client };
     });
   },
 });
 
-async function clientFor(trx: Db, orgId: string, lead: leadsQueries.Lead, clientId: string | undefined): Promise<clientsQueries.Client> {
+async function clientFor(
+  trx: Db,
+  orgId: string,
+  lead: leadsQueries.Lead,
+  clientId: string | undefined,
+): Promise<{ client: clientsQueries.Client; created: boolean }> {
   const linkedId = clientId ?? lead.clientId;
   if (linkedId) {
     const client = await clientsQueries.getById(trx, orgId, linkedId);
-    if (client) return client;
+    if (client) return { client, created: false };
     // A lead's own link cannot dangle (the foreign key clears it), so only a given id gets here.
     throw notInWorkspace('clients', linkedId, 'clientId');
   }
-  return clientsQueries.insert(trx, orgId, {
+  const client = await clientsQueries.insert(trx, orgId, {
     name: lead.name,
     contactId: lead.contactId,
     company: lead.company,
@@ -49,4 +62,5 @@ async function clientFor(trx: Db, orgId: string, lead: leadsQueries.Lead, client
     phone: lead.primaryPhone,
     notes: null,
   });
+  return { client, created: true };
 }

@@ -7,6 +7,7 @@ import { uniqueInOrder } from '../../domain/phone';
 import { dateTimeField, emailField, idField, phoneField, requiredText, text } from '../shared/fields';
 import { assertMemberInWorkspace } from '../shared/references';
 import { normalisePhones, phonesAt } from '../shared/phones';
+import { recordEvents } from '../../events/record-events';
 
 export const leadsCreateInput = z.strictObject({
   name: requiredText(200),
@@ -52,7 +53,10 @@ export const leadsCreate = defineProcedure({
         assignedToId: input.assignedToId ?? null,
         clientId: null,
       });
-      return (await leadsQueries.getById(trx, ctx.orgId, leadId))!;
+      const lead = (await leadsQueries.getById(trx, ctx.orgId, leadId))!;
+      const contact = (await contactsQueries.getById(trx, ctx.orgId, contactId))!;
+      await recordEvents(trx, ctx, [{ type: 'contact.created', object: contact }, { type: 'lead.created', object: lead }]);
+      return lead;
     });
   },
 });

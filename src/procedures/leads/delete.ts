@@ -3,6 +3,7 @@ import { defineProcedure } from '../../rpc/define-procedure';
 import { notInWorkspace } from '../shared/references';
 import * as leadsQueries from '../../db/queries/leads.queries';
 import { idField } from '../shared/fields';
+import { recordEvents } from '../../events/record-events';
 
 export const leadsDelete = defineProcedure({
   name: 'leads.delete',
@@ -12,7 +13,13 @@ export const leadsDelete = defineProcedure({
   description: 'Deletes a lead; its contact stays, as a contact of the workspace.',
   input: z.strictObject({ id: idField }),
   async handler({ ctx, input }) {
-    if (!(await leadsQueries.remove(ctx.db, ctx.orgId, input.id))) throw notInWorkspace('leads', input.id);
-    return { id: input.id, deleted: true as const };
+    return ctx.db.transaction(async (trx) => {
+      // The lead as it was, locked, so the event carries what was deleted.
+      if (!(await leadsQueries.lockForUpdate(trx, ctx.orgId, input.id))) throw notInWorkspace('leads', input.id);
+      const lead = (await leadsQueries.getById(trx, ctx.orgId, input.id))!;
+      await leadsQueries.remove(trx, ctx.orgId, input.id);
+      await recordEvents(trx, ctx, [{ type: 'lead.deleted', object: lead }]);
+      return { id: input.id, deleted: true as const };
+    });
   },
 });

@@ -5,6 +5,8 @@ import * as leadsQueries from '../../db/queries/leads.queries';
 import * as leadCallsQueries from '../../db/queries/lead-calls.queries';
 import { CALL_OUTCOMES, assertCallCanBeLogged } from '../../domain/lead-status';
 import { dateTimeField, idField, text } from '../shared/fields';
+import { recordEvents } from '../../events/record-events';
+import { leadChangeEvents } from './lead-events';
 
 export const leadsLogCallInput = z.strictObject({
   id: idField,
@@ -35,7 +37,9 @@ export const leadsLogCall = defineProcedure({
         loggedBy: ctx.actor.id,
       });
       await leadsQueries.update(trx, ctx.orgId, input.id, { status: input.outcome, nextCallAt });
-      return { call, lead: (await leadsQueries.getById(trx, ctx.orgId, input.id))! };
+      const lead = (await leadsQueries.getById(trx, ctx.orgId, input.id))!;
+      await recordEvents(trx, ctx, [{ type: 'lead.call_logged', object: lead, details: { call } }, ...leadChangeEvents(current, lead)]);
+      return { call, lead };
     });
   },
 });

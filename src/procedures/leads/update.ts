@@ -8,6 +8,8 @@ import { dateTimeField, emailField, idField, phoneField, requiredText, text } fr
 import { assertMemberInWorkspace, notInWorkspace } from '../shared/references';
 import { normalisePhones, phonesAt } from '../shared/phones';
 import { assertUnchangedSince, expectedUpdatedAtField } from '../shared/concurrency';
+import { recordEvents, type EventDraft } from '../../events/record-events';
+import { leadChangeEvents } from './lead-events';
 
 /** Absent means unchanged; null clears a nullable field. */
 export const leadsUpdateInput = z.strictObject({
@@ -42,8 +44,10 @@ export const leadsUpdate = defineProcedure({
       if (input.status) assertStatusChangeAllowed(current.status, input.status);
       if (input.assignedToId) await assertMemberInWorkspace(trx, ctx.orgId, input.assignedToId, 'assignedToId');
       const contactPatch = { name: input.name, phones, emails, company: input.company };
+      const events: EventDraft[] = [];
       if (Object.values(contactPatch).some((v) => v !== undefined)) {
         await contactsQueries.update(trx, ctx.orgId, current.contactId, withoutUndefined(contactPatch));
+        events.push({ type: 'contact.updated', object: (await contactsQueries.getById(trx, ctx.orgId, current.contactId))! });
       }
       await leadsQueries.update(trx, ctx.orgId, input.id, {
         status: input.status,
@@ -52,7 +56,9 @@ export const leadsUpdate = defineProcedure({
         nextCallAt: input.nextCallAt,
         assignedToId: input.assignedToId,
       });
-      return (await leadsQueries.getById(trx, ctx.orgId, input.id))!;
+      const lead = (await leadsQueries.getById(trx, ctx.orgId, input.id))!;
+      await recordEvents(trx, ctx, [...events, ...leadChangeEvents(current, lead)]);
+      return lead;
     });
   },
 });

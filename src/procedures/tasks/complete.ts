@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
+import { recordEvents } from '../../events/record-events';
 import * as tasksQueries from '../../db/queries/tasks.queries';
 import { completeTask } from '../../domain/task-status';
 import { idField } from '../shared/fields';
@@ -18,7 +19,9 @@ export const tasksComplete = defineProcedure({
       const current = await tasksQueries.lockForUpdate(trx, ctx.orgId, input.id);
       if (!current) throw notInWorkspace('tasks', input.id);
       const state = completeTask(current, new Date());
-      return (await tasksQueries.update(trx, ctx.orgId, input.id, state))!;
+      const task = (await tasksQueries.update(trx, ctx.orgId, input.id, state))!;
+      await recordEvents(trx, ctx, [{ type: 'task.updated', object: task }, { type: 'task.completed', object: task }]);
+      return task;
     });
   },
 });

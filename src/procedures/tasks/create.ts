@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
+import { recordEvents } from '../../events/record-events';
 import * as tasksQueries from '../../db/queries/tasks.queries';
 import { dateTimeField, idField, requiredText, text } from '../shared/fields';
 import { assertTaskReferences } from './references';
@@ -23,7 +24,7 @@ export const tasksCreate = defineProcedure({
   async handler({ ctx, input }) {
     return ctx.db.transaction(async (trx) => {
       await assertTaskReferences(trx, ctx.orgId, input);
-      return tasksQueries.insert(trx, ctx.orgId, {
+      const task = await tasksQueries.insert(trx, ctx.orgId, {
         title: input.title,
         description: input.description ?? null,
         status: 'OPEN',
@@ -33,6 +34,8 @@ export const tasksCreate = defineProcedure({
         clientId: input.clientId ?? null,
         assignedToId: input.assignedToId ?? null,
       });
+      await recordEvents(trx, ctx, [{ type: 'task.created', object: task }]);
+      return task;
     });
   },
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
+import { recordEvents } from '../../events/record-events';
 import * as tasksQueries from '../../db/queries/tasks.queries';
 import { idField } from '../shared/fields';
 import { notInWorkspace } from '../shared/references';
@@ -12,7 +13,13 @@ export const tasksDelete = defineProcedure({
   description: 'Deletes a task.',
   input: z.strictObject({ id: idField }),
   async handler({ ctx, input }) {
-    if (!(await tasksQueries.remove(ctx.db, ctx.orgId, input.id))) throw notInWorkspace('tasks', input.id);
-    return { id: input.id, deleted: true as const };
+    return ctx.db.transaction(async (trx) => {
+      // The task as it was, locked, so the event carries what was deleted.
+      if (!(await tasksQueries.lockForUpdate(trx, ctx.orgId, input.id))) throw notInWorkspace('tasks', input.id);
+      const task = (await tasksQueries.getById(trx, ctx.orgId, input.id))!;
+      await tasksQueries.remove(trx, ctx.orgId, input.id);
+      await recordEvents(trx, ctx, [{ type: 'task.deleted', object: task }]);
+      return { id: input.id, deleted: true as const };
+    });
   },
 });

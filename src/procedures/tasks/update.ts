@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
+import { recordEvents } from '../../events/record-events';
 import * as tasksQueries from '../../db/queries/tasks.queries';
 import { TASK_STATUSES, setTaskStatus } from '../../domain/task-status';
 import { dateTimeField, idField, requiredText, text } from '../shared/fields';
@@ -34,7 +35,7 @@ export const tasksUpdate = defineProcedure({
       assertUnchangedSince('task', current.updatedAt, input.expectedUpdatedAt);
       await assertTaskReferences(trx, ctx.orgId, input);
       const state = input.status ? setTaskStatus(current, input.status, new Date()) : current;
-      return (await tasksQueries.update(trx, ctx.orgId, input.id, {
+      const task = (await tasksQueries.update(trx, ctx.orgId, input.id, {
         title: input.title,
         description: input.description,
         dueAt: input.dueAt,
@@ -44,6 +45,9 @@ export const tasksUpdate = defineProcedure({
         status: state.status,
         completedAt: state.completedAt,
       }))!;
+      const completed = current.status !== 'DONE' && task.status === 'DONE';
+      await recordEvents(trx, ctx, [{ type: 'task.updated', object: task }, ...(completed ? [{ type: 'task.completed' as const, object: task }] : [])]);
+      return task;
     });
   },
 });

@@ -1,0 +1,69 @@
+import { z } from 'zod';
+import { defineProcedure } from '../../rpc/define-procedure';
+import * as eventsQueries from '../../db/queries/events.queries';
+import { toPage } from '../../db/pagination';
+import { AppError } from '../../errors/app-error';
+import { EVENT_TYPES, eventTypesReadableWith, scopeOfEventType, type EventType } from '../../events/event-types';
+import { dateTimeField, idField } from '../shared/fields';
+import { DEFAULT_PAGE_SIZE, pageNumber, pageSizeNumber } from '../shared/pagination.schema';
+
+const eventType = z.enum(EVENT_TYPES as [EventType, ...EventType[]]);
+
+export const eventsGetAllInput = z
+  .strictObject({
+    /** One type, or several with `types`; without either, every type the key may read. */
+    type: eventType.optional(),
+    types: z.array(eventType).min(1).max(EVENT_TYPES.length).optional(),
+    /** Half-open range on the event's time: createdAfter <= createdAt < createdBefore. */
+    createdAfter: dateTimeField.optional(),
+    createdBefore: dateTimeField.optional(),
+    /**
+     * Catch-up mode: the events after this one (null: from the oldest kept), oldest first. Give the
+     * last id answered to go on; no event committed later is ever skipped.
+     */
+    after: idField.nullable().optional(),
+    /** Page mode (the default): newest first, with the exact total. */
+    page: pageNumber.optional(),
+    pageSize: pageSizeNumber.default(DEFAULT_PAGE_SIZE),
+  })
+  .superRefine((input, ctx) => {
+    if (input.after !== undefined && input.page !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['after'], message: 'give either after or page, not both' });
+    }
+  })
+  .prefault({});
+
+export const eventsGetAll = defineProcedure({
+  name: 'events.getAll',
+  method: 'GET',
+  scope: 'events.read',
+  exposed: true,
+  description: "The workspace's events: a page newest first, or with `after` every event after a given one, oldest first.",
+  input: eventsGetAllInput,
+  async handler({ ctx, input }) {
+    const filters = { types: visibleTypes(ctx.scopes, input), createdAfter: input.createdAfter, createdBefore: input.createdBefore };
+    if (input.after === undefined) {
+      const page = { page: input.page ?? 1, pageSize: input.pageSize };
+      const { events, total } = await eventsQueries.list(ctx.db, ctx.orgId, filters, page);
+      return toPage(events, total, page);
+    }
+    const position = input.after === null ? eventsQueries.BEFORE_ALL_EVENTS : await eventsQueries.positionOf(ctx.db, ctx.orgId, input.after);
+    if (!position) {
+      throw new AppError('NOT_FOUND', `No event ${JSON.stringify(input.after)} in this workspace (events are kept for a limited time): start again with after: null`);
+    }
+    const { events, more } = await eventsQueries.listAfter(ctx.db, ctx.orgId, position, filters, input.pageSize);
+    return {
+      data: events,
+      pagination: { page: null, pageSize: input.pageSize, hasNextPage: more, nextAfter: events.at(-1)?.id ?? input.after },
+    };
+  },
+});
+
+/** The types asked for, all of which the key must be able to read; or every type it can read. */
+function visibleTypes(scopes: ReadonlySet<string>, input: { type?: EventType; types?: EventType[] }): EventType[] {
+  const asked = [...(input.type ? [input.type] : []), ...(input.types ?? [])];
+  if (asked.length === 0) return eventTypesReadableWith(scopes);
+  const hidden = asked.find((type) => !scopes.has(scopeOfEventType(type)));
+  if (hidden) throw new AppError('FORBIDDEN', `missing scope: ${scopeOfEventType(hidden)} (to see ${hidden} events)`);
+  return [...new Set(asked)];
+}

@@ -1,0 +1,3 @@
+import { eventsGetAll } from './get-all';
+
+export const eventsProcedures = [eventsGetAll] as const;
