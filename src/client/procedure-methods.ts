@@ -44,6 +44,14 @@ export const procedureMethods = {
   'orgMembers.getAll': 'GET',
   'orgMembers.getById': 'GET',
   'dashboard.getLeadStats': 'GET',
+  'events.getAll': 'GET',
+  'webhooks.create': 'POST',
+  'webhooks.getAll': 'GET',
+  'webhooks.getById': 'GET',
+  'webhooks.update': 'POST',
+  'webhooks.delete': 'POST',
+  'webhooks.rotateSecret': 'POST',
+  'webhooks.getDeliveries': 'GET',
 } as const satisfies { [N in ProcedureName]?: 'GET' | 'POST' };
 
 export type ClientProcedureName = keyof typeof procedureMethods;

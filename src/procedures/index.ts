@@ -7,6 +7,7 @@ import { invoicesProcedures } from './invoices';
 import { orgMembersProcedures } from './org-members';
 import { dashboardProcedures } from './dashboard';
 import { eventsProcedures } from './events';
+import { webhooksProcedures } from './webhooks';
 import { apiKeysProcedures } from './api-keys';
 import { organisationProcedures } from './organisation';
 
@@ -20,6 +21,7 @@ export const procedures = [
   ...orgMembersProcedures,
   ...dashboardProcedures,
   ...eventsProcedures,
+  ...webhooksProcedures,
   // Procedures of the app that the API does not expose (exposed: false): 403 through the API.
   ...apiKeysProcedures,
   ...organisationProcedures,

@@ -27,6 +27,7 @@ export interface FullWorkspace {
   callId: string;
   taskId: string;
   invoiceId: string;
+  webhookId: string;
 }
 
 async function call(app: Express, key: string, name: string, input: unknown): Promise<any> {
@@ -38,7 +39,8 @@ async function call(app: Express, key: string, name: string, input: unknown): Pr
 /**
  * A BUSINESS workspace with a member, a key holding every scope, a contact, a client linked to
  * it, a lead assigned to the member, a call logged on the lead, a task linked to all three and a
- * DRAFT invoice with two lines. Records are made through the API, as an integrator would.
+ * DRAFT invoice with two lines, and a webhook endpoint on lead.created (made last, so it has no
+ * deliveries). Records are made through the API, as an integrator would.
  */
 export async function createFullWorkspace(app: Express, db: Db, label: string, phone: string): Promise<FullWorkspace> {
   const marker = `${label}${randomBytes(5).toString('hex')}`.toLowerCase();
@@ -61,9 +63,10 @@ export async function createFullWorkspace(app: Express, db: Db, label: string, p
     clientId: client.id, currency: 'GBP', dueDate: '2027-01-31',
     items: [{ description: `${marker} line one`, quantity: 2, unitPrice: 1500 }, { description: `${marker} line two`, quantity: 1, unitPrice: 999 }],
   });
+  const webhook = await call(app, key, 'webhooks.create', { url: `https://${marker}.example.com/hooks`, events: ['lead.created'], description: `${marker} webhook` });
   return {
     orgId: org.id, marker, phoneDigits: phone.replace(/\D/g, ''), memberId: member.id, keyId: issued.id, key,
-    contactId: contact.id, clientId: client.id, leadId: lead.id, callId: logged.call.id, taskId: task.id, invoiceId: invoice.id,
+    contactId: contact.id, clientId: client.id, leadId: lead.id, callId: logged.call.id, taskId: task.id, invoiceId: invoice.id, webhookId: webhook.id,
   };
 }
 

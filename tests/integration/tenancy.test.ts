@@ -89,6 +89,11 @@ const RECORD_CASES: Record<string, Record<string, CaseInput>> = {
   'invoices.delete': { id: (_a, b) => ({ id: b.invoiceId }) },
   'orgMembers.getById': { id: (_a, b) => ({ id: b.memberId }) },
   'apiKeys.revoke': { id: (_a, b) => ({ id: b.keyId }) },
+  'webhooks.getById': { id: (_a, b) => ({ id: b.webhookId }) },
+  'webhooks.getDeliveries': { id: (_a, b) => ({ id: b.webhookId }) },
+  'webhooks.update': { id: (_a, b) => ({ id: b.webhookId, description: 'changed by A' }) },
+  'webhooks.rotateSecret': { id: (_a, b) => ({ id: b.webhookId }) },
+  'webhooks.delete': { id: (_a, b) => ({ id: b.webhookId }) },
 };
 
 /** B's id as a list filter: an empty page, total 0. `a` gives the same filter with A's own id (a control that finds A's record). */

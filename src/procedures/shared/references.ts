@@ -2,17 +2,21 @@ import { AppError } from '../../errors/app-error';
 import { existsInWorkspace, type ReferencedTable } from '../../db/queries/references.queries';
 import type { Db } from '../../db/knex';
 
-const LABELS: Record<ReferencedTable, string> = {
+/** Tables whose ids procedures take: those an input may reference, and webhook endpoints (named only by their own procedures). */
+type NamedTable = ReferencedTable | 'webhookEndpoints';
+
+const LABELS: Record<NamedTable, string> = {
   orgMembers: 'member',
   contacts: 'contact',
   clients: 'client',
   leads: 'lead',
   tasks: 'task',
   invoices: 'invoice',
+  webhookEndpoints: 'webhook endpoint',
 };
 
 /** The 404 for a record the caller's workspace does not have (whether or not another one does). */
-export function notInWorkspace(table: ReferencedTable, id: string, field?: string): AppError {
+export function notInWorkspace(table: NamedTable, id: string, field?: string): AppError {
   const what = `no ${LABELS[table]} ${JSON.stringify(id)} in this workspace`;
   return new AppError('NOT_FOUND', field ? `${field}: ${what}` : `No ${what.slice(3)}`);
 }

@@ -1,0 +1,39 @@
+import { z } from 'zod';
+import { defineProcedure } from '../../rpc/define-procedure';
+import { AppError } from '../../errors/app-error';
+import * as webhooksQueries from '../../db/queries/webhooks.queries';
+import { newEndpointSecret } from '../../webhooks/endpoint-secret';
+import {
+  MAX_ENDPOINTS_PER_WORKSPACE, assertCanSubscribe, assertEndpointUrlAllowed, endpointDescriptionField, endpointEventsField,
+  endpointUrlField, ownerOf,
+} from './endpoint.schema';
+
+export const webhooksCreateInput = z.strictObject({
+  url: endpointUrlField,
+  events: endpointEventsField,
+  description: endpointDescriptionField.optional(),
+});
+
+export const webhooksCreate = defineProcedure({
+  name: 'webhooks.create',
+  method: 'POST',
+  scope: 'webhooks.create',
+  exposed: true,
+  description: 'Adds a webhook endpoint subscribed to event types (or "*"); answers its signing secret, shown only here.',
+  input: webhooksCreateInput,
+  async handler({ ctx, input }) {
+    assertCanSubscribe(ctx.scopes, input.events);
+    await assertEndpointUrlAllowed(input.url, ctx);
+    const secret = newEndpointSecret();
+    const endpoint = await ctx.db.transaction(async (trx) => {
+      await webhooksQueries.lockWorkspaceEndpoints(trx, ctx.orgId);
+      if ((await webhooksQueries.countInWorkspace(trx, ctx.orgId)) >= MAX_ENDPOINTS_PER_WORKSPACE) {
+        throw new AppError('CONFLICT', `A workspace has at most ${MAX_ENDPOINTS_PER_WORKSPACE} webhook endpoints: delete one first`);
+      }
+      return webhooksQueries.insert(trx, ctx.orgId, {
+        url: input.url, description: input.description ?? null, events: input.events, secret, ...ownerOf(ctx),
+      });
+    });
+    return { ...endpoint, secret };
+  },
+});

@@ -1,0 +1,18 @@
+import { z } from 'zod';
+import { defineProcedure } from '../../rpc/define-procedure';
+import * as webhooksQueries from '../../db/queries/webhooks.queries';
+import { idField } from '../shared/fields';
+import { notInWorkspace } from '../shared/references';
+
+export const webhooksDelete = defineProcedure({
+  name: 'webhooks.delete',
+  method: 'POST',
+  scope: 'webhooks.delete',
+  exposed: true,
+  description: 'Deletes a webhook endpoint; its pending deliveries are never sent, and its delivery log goes with it.',
+  input: z.strictObject({ id: idField }),
+  async handler({ ctx, input }) {
+    if (!(await webhooksQueries.remove(ctx.db, ctx.orgId, input.id))) throw notInWorkspace('webhookEndpoints', input.id);
+    return { id: input.id, deleted: true as const };
+  },
+});

@@ -1,0 +1,20 @@
+import { z } from 'zod';
+import { defineProcedure } from '../../rpc/define-procedure';
+import * as webhooksQueries from '../../db/queries/webhooks.queries';
+import { toPage } from '../../db/pagination';
+import { pageFields } from '../shared/pagination.schema';
+
+export const webhooksGetAllInput = z.strictObject({ ...pageFields }).prefault({});
+
+export const webhooksGetAll = defineProcedure({
+  name: 'webhooks.getAll',
+  method: 'GET',
+  scope: 'webhooks.read',
+  exposed: true,
+  description: "A page of the workspace's webhook endpoints, newest first (never their secrets).",
+  input: webhooksGetAllInput,
+  async handler({ ctx, input }) {
+    const { endpoints, total } = await webhooksQueries.list(ctx.db, ctx.orgId, input);
+    return toPage(endpoints, total, input);
+  },
+});

@@ -1,0 +1,19 @@
+import { z } from 'zod';
+import { defineProcedure } from '../../rpc/define-procedure';
+import * as webhooksQueries from '../../db/queries/webhooks.queries';
+import { idField } from '../shared/fields';
+import { notInWorkspace } from '../shared/references';
+
+export const webhooksGetById = defineProcedure({
+  name: 'webhooks.getById',
+  method: 'GET',
+  scope: 'webhooks.read',
+  exposed: true,
+  description: 'One webhook endpoint by id (never its secret).',
+  input: z.strictObject({ id: idField }),
+  async handler({ ctx, input }) {
+    const endpoint = await webhooksQueries.getById(ctx.db, ctx.orgId, input.id);
+    if (!endpoint) throw notInWorkspace('webhookEndpoints', input.id);
+    return endpoint;
+  },
+});

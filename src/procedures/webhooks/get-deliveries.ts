@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import { defineProcedure } from '../../rpc/define-procedure';
+import * as webhooksQueries from '../../db/queries/webhooks.queries';
+import * as deliveryLogQueries from '../../db/queries/webhook-delivery-log.queries';
+import { toPage } from '../../db/pagination';
+import { idField } from '../shared/fields';
+import { pageFields } from '../shared/pagination.schema';
+import { notInWorkspace } from '../shared/references';
+
+export const webhooksGetDeliveriesInput = z.strictObject({
+  id: idField,
+  status: z.enum(['pending', 'succeeded', 'failed']).optional(),
+  ...pageFields,
+});
+
+export const webhooksGetDeliveries = defineProcedure({
+  name: 'webhooks.getDeliveries',
+  method: 'GET',
+  scope: 'webhooks.read',
+  exposed: true,
+  description: "A page of a webhook endpoint's deliveries, newest first, each with its attempts (status code, duration, error, response excerpt).",
+  input: webhooksGetDeliveriesInput,
+  async handler({ ctx, input }) {
+    const { id, status, page, pageSize } = input;
+    if (!(await webhooksQueries.getById(ctx.db, ctx.orgId, id))) throw notInWorkspace('webhookEndpoints', id);
+    const { deliveries, total } = await deliveryLogQueries.listDeliveries(ctx.db, ctx.orgId, id, { status }, { page, pageSize });
+    return toPage(deliveries, total, { page, pageSize });
+  },
+});

@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { defineProcedure } from '../../rpc/define-procedure';
+import * as webhooksQueries from '../../db/queries/webhooks.queries';
+import { newEndpointSecret } from '../../webhooks/endpoint-secret';
+import { idField } from '../shared/fields';
+import { notInWorkspace } from '../shared/references';
+
+export const webhooksRotateSecretInput = z.strictObject({
+  id: idField,
+  /** How long the replaced secret stays valid beside the new one (at most a day); 0: not at all. */
+  expirePreviousInSeconds: z.number().int().min(0).max(86_400).default(0),
+});
+
+export const webhooksRotateSecret = defineProcedure({
+  name: 'webhooks.rotateSecret',
+  method: 'POST',
+  scope: 'webhooks.update',
+  exposed: true,
+  description: "Replaces a webhook endpoint's signing secret, answered only here; the previous one can stay valid for up to a day.",
+  input: webhooksRotateSecretInput,
+  async handler({ ctx, input }) {
+    const secret = newEndpointSecret();
+    const rotated = await webhooksQueries.rotateSecret(ctx.db, ctx.orgId, input.id, secret, input.expirePreviousInSeconds);
+    if (!rotated) throw notInWorkspace('webhookEndpoints', input.id);
+    return { ...rotated.endpoint, secret, previousSecretExpiresAt: rotated.previousSecretExpiresAt };
+  },
+});
