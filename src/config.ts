@@ -49,9 +49,39 @@ const schema = z.object({
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   /** How long SIGTERM waits for in-flight requests before closing anyway. */
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  /** How long one webhook POST may take, connection to last byte read; slower is a failed attempt. */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
+  /** How long a worker's claim on a delivery lasts (default 3x WEBHOOK_TIMEOUT_MS, at least 10 s): a killed worker's deliveries are retried after it. */
+  WEBHOOK_LEASE_MS: z.coerce.number().int().min(100).max(3_600_000).optional(),
+  /** The first retry's delay; each later one doubles, capped at 4 hours, +-20% jitter. */
+  WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).max(3_600_000).default(60_000),
+  /** Attempts before a delivery is marked failed; 14 with the 1-minute base spans about 24 hours. */
+  WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(14),
+  /** An endpoint whose every attempt has failed for this long is disabled (and a webhook.disabled event recorded). */
+  WEBHOOK_DISABLE_AFTER_MS: z.coerce.number().int().min(0).max(365 * 86_400_000).default(3 * 86_400_000),
+  /** Deliveries in flight at once per worker process. */
+  WEBHOOK_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
+  /** How often an idle worker looks for due deliveries (a full batch looks again at once). */
+  WEBHOOK_POLL_MS: z.coerce.number().int().min(5).max(60_000).default(500),
+  /** Deliver webhooks inside the API process (default: yes on the embedded database, no with DATABASE_URL, where `npm run worker` does). */
+  WEBHOOK_WORKER_IN_PROCESS: z.enum(['true', 'false'], { error: 'must be true or false' }).optional().transform((value) => (value === undefined ? undefined : value === 'true')),
+  /** Deliver only for these workspaces (comma-separated ids); unset: every workspace. For a worker dedicated to a large workspace, and tests sharing one database. */
+  WEBHOOK_WORKER_ORG_IDS: z.string().regex(/^[A-Za-z0-9_]+(,[A-Za-z0-9_]+)*$/, 'must be comma-separated workspace ids').optional().transform((value) => value?.split(',')),
+  /** Events (with their webhook deliveries and attempts) older than this many days are deleted, hourly. */
+  EVENTS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
 });
 
 export type Config = z.output<typeof schema>;
+
+/** WEBHOOK_LEASE_MS, or what it defaults to: three request timeouts, never under 10 s. */
+export function webhookLeaseMs(config: Pick<Config, 'WEBHOOK_TIMEOUT_MS' | 'WEBHOOK_LEASE_MS'>): number {
+  return config.WEBHOOK_LEASE_MS ?? Math.max(3 * config.WEBHOOK_TIMEOUT_MS, 10_000);
+}
+
+/** WEBHOOK_WORKER_IN_PROCESS, or its default: in process on the embedded database only. */
+export function runsWebhookWorkerInProcess(config: Pick<Config, 'WEBHOOK_WORKER_IN_PROCESS' | 'DATABASE_URL'>): boolean {
+  return config.WEBHOOK_WORKER_IN_PROCESS ?? !config.DATABASE_URL;
+}
 
 export class ConfigError extends Error {}
 
@@ -64,6 +94,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid environment variable ${String(issue.path[0])}: ${issue.message}`);
   }
   if (result.data.NODE_ENV === 'production') assertProductionReady(result.data);
+  if (webhookLeaseMs(result.data) <= result.data.WEBHOOK_TIMEOUT_MS) {
+    // A claim must outlive the request it covers, or a second worker could send the same delivery meanwhile.
+    throw new ConfigError('Invalid environment variable WEBHOOK_LEASE_MS: must be longer than WEBHOOK_TIMEOUT_MS');
+  }
   return result.data;
 }
 

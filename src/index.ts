@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ConfigError, loadConfig, type Config } from './config';
+import { ConfigError, loadConfig, runsWebhookWorkerInProcess, type Config } from './config';
 import { connectDatabase, type Database } from './db/connect';
 import * as orgsQueries from './db/queries/orgs.queries';
 import { createApp } from './app';
@@ -12,6 +12,8 @@ import { seedDemo } from '../seeds/01_demo_workspaces';
 import { createCacheInvalidationListener } from './auth/key-invalidation';
 import { startIdempotencyCleanup } from './idempotency/expired-cleanup';
 import { createRateLimiterFromConfig } from './ratelimit/rate-limiter-from-config';
+import { startEventsRetention } from './events/retention';
+import { createDeliveryWorkerFromConfig } from './webhooks/worker-from-config';
 
 /** Starts the service: DATABASE_URL when set, else the embedded database (demo data on first start). */
 async function main(): Promise<void> {
@@ -53,8 +55,15 @@ async function main(): Promise<void> {
   logger.info({ port, database: database.embedded ? 'embedded' : 'postgres' }, `listening on http://localhost:${port}`);
 
   const idempotencyCleanup = startIdempotencyCleanup({ db: database.db, logger });
+  const eventsRetention = startEventsRetention({ db: database.db, logger, retentionDays: config.EVENTS_RETENTION_DAYS });
+  // The embedded database lives in this process, so no separate worker can reach it: deliver here.
+  const deliveryWorker = runsWebhookWorkerInProcess(config) ? createDeliveryWorkerFromConfig(config, database.db, logger) : undefined;
+  deliveryWorker?.start();
+  if (deliveryWorker) logger.info('webhook deliveries run in this process (WEBHOOK_WORKER_IN_PROCESS)');
 
   const closeResources = async () => {
+    await deliveryWorker?.stop();
+    await eventsRetention.stop();
     await idempotencyCleanup.stop();
     await cacheInvalidation?.stop();
     await rateLimiter?.close();
@@ -64,7 +73,11 @@ async function main(): Promise<void> {
   // `on`, not `once`: a second signal must reach the handler (which ignores it) rather than Node's
   // default action, which would kill the process mid-drain.
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.on(signal, () => void shutdown(signal).then((code) => exitAfterFlush(logger, code)));
+    process.on(signal, () => {
+      // Deliveries in flight finish alongside the requests (each bounded by about one timeout).
+      void deliveryWorker?.stop();
+      void shutdown(signal).then((code) => exitAfterFlush(logger, code));
+    });
   }
 }
 

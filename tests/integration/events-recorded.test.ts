@@ -1,31 +1,11 @@
-import { z } from 'zod';
+import { failsAfterEvent } from '../helpers/failing-write';
 import { createTestContext } from '../helpers/test-app';
 import { createKey, createMember, createWorkspace } from '../helpers/factories';
 import { rpcPost, resultOf } from '../helpers/rpc';
 import { createRegistry } from '../../src/rpc/registry';
 import { procedures } from '../../src/procedures';
-import { defineProcedure } from '../../src/rpc/define-procedure';
-import { recordEvents } from '../../src/events/record-events';
-import * as leadsQueries from '../../src/db/queries/leads.queries';
 import { newId } from '../../src/domain/ids';
 import { EVENT_READ_SCOPES } from '../../src/events/event-types';
-
-// A test-only write that records its event and then fails: the event must roll back with it.
-const failsAfterEvent = defineProcedure({
-  name: 'testing.failAfterEvent',
-  method: 'POST',
-  scope: 'leads.update',
-  exposed: true,
-  description: 'records lead.updated, then fails',
-  input: z.strictObject({ id: z.string().max(64) }),
-  async handler({ ctx, input }) {
-    return ctx.db.transaction(async (trx) => {
-      const lead = (await leadsQueries.getById(trx, ctx.orgId, input.id))!;
-      await recordEvents(trx, ctx, [{ type: 'lead.updated', object: lead }]);
-      throw new Error('boom after the event');
-    });
-  },
-});
 
 const ctx = createTestContext({ registry: createRegistry([...procedures, failsAfterEvent]) });
 afterAll(() => ctx.close());

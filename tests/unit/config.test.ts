@@ -29,6 +29,13 @@ describe('loadConfig', () => {
       SHUTDOWN_TIMEOUT_MS: 10_000,
       RATE_LIMIT_FAILED_AUTH_PER_MINUTE: 30,
       TRUST_PROXY: false,
+      WEBHOOK_TIMEOUT_MS: 5000,
+      WEBHOOK_RETRY_BASE_MS: 60_000,
+      WEBHOOK_MAX_ATTEMPTS: 14,
+      WEBHOOK_DISABLE_AFTER_MS: 3 * 86_400_000,
+      WEBHOOK_WORKER_CONCURRENCY: 8,
+      WEBHOOK_POLL_MS: 500,
+      EVENTS_RETENTION_DAYS: 30,
     });
     expect(loadConfig({}).DATABASE_URL).toBeUndefined();
   });

@@ -1,0 +1,30 @@
+import type { ClaimedDelivery } from '../db/queries/webhook-deliveries.queries';
+import { signPayload } from './signature';
+
+export const WEBHOOK_USER_AGENT = 'WorkspaceAPI-Webhooks/1';
+
+/**
+ * The body and headers of one attempt. The body is the event as the events API answers it, in plain
+ * JSON (`createdAt` ISO 8601); it is serialised once, and that exact text is what is signed.
+ */
+export function deliveryRequest(claim: Pick<ClaimedDelivery, 'orgId' | 'event' | 'secrets'>, now: Date = new Date()): { body: string; headers: Record<string, string> } {
+  const { event } = claim;
+  const body = JSON.stringify({
+    id: event.id,
+    type: event.type,
+    createdAt: event.createdAt.toISOString(),
+    orgId: claim.orgId,
+    actor: { kind: event.actorKind, id: event.actorId },
+    data: event.data,
+  });
+  return {
+    body,
+    headers: {
+      'Content-Type': 'application/json',
+      'User-Agent': WEBHOOK_USER_AGENT,
+      'Workspace-Event-Id': event.id,
+      'Workspace-Event-Type': event.type,
+      'Workspace-Signature': signPayload(claim.secrets, body, Math.floor(now.getTime() / 1000)),
+    },
+  };
+}

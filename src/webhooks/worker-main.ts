@@ -1,0 +1,81 @@
+import { ConfigError, loadConfig, webhookLeaseMs, type Config } from '../config';
+import { connectDatabase } from '../db/connect';
+import { startEventsRetention } from '../events/retention';
+import { createLogger, type Logger } from '../logger';
+import { createDeliveryWorkerFromConfig } from './worker-from-config';
+
+/**
+ * `npm run worker`: delivers webhooks (and purges expired events) beside the API processes. Any
+ * number may run against one database: deliveries are leased, so each attempt has one sender.
+ */
+async function main(): Promise<void> {
+  const config = configOrExit();
+  const logger = createLogger(config.LOG_LEVEL, { nodeEnv: config.NODE_ENV });
+  // The API applies migrations (or the `migrate` service does): two processes migrating at once would collide.
+  const database = await connectDatabase({
+    url: config.DATABASE_URL,
+    embeddedDir: config.EMBEDDED_DB_DIR,
+    poolMax: config.DB_POOL_MAX,
+    migrate: false,
+    acquireTimeoutMs: config.DB_ACQUIRE_TIMEOUT_MS,
+    statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS,
+    applicationName: 'workspace-api-worker',
+    onWarning: (message) => logger.warn(`database pool: ${message}`),
+  });
+  const worker = createDeliveryWorkerFromConfig(config, database.db, logger);
+  worker.start();
+  const retention = startEventsRetention({ db: database.db, logger, retentionDays: config.EVENTS_RETENTION_DAYS });
+  logger.info(
+    { concurrency: config.WEBHOOK_WORKER_CONCURRENCY, timeoutMs: config.WEBHOOK_TIMEOUT_MS, leaseMs: webhookLeaseMs(config), orgIds: config.WEBHOOK_WORKER_ORG_IDS },
+    'webhook worker started',
+  );
+
+  let stopping: Promise<void> | undefined;
+  const shutdown = (signal: string) => {
+    // A second signal is ignored rather than killing the process mid-drain.
+    stopping ??= (async () => {
+      logger.info({ signal }, 'webhook worker stopping: waiting for deliveries in flight');
+      let code = 0;
+      try {
+        await worker.stop();
+        await retention.stop();
+        await database.close();
+        logger.info('webhook worker stopped');
+      } catch (err) {
+        logger.error({ err }, 'webhook worker did not stop cleanly');
+        code = 1;
+      }
+      exitAfterFlush(logger, code);
+    })();
+  };
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => shutdown(signal));
+}
+
+/** A separate worker needs a server both processes reach; the embedded database lives inside the API process. */
+function configOrExit(): Config & { DATABASE_URL: string } {
+  try {
+    const config = loadConfig();
+    if (!config.DATABASE_URL) {
+      throw new ConfigError(
+        'Invalid environment variable DATABASE_URL: required by the webhook worker (on the embedded database the API process delivers webhooks itself)',
+      );
+    }
+    return config as Config & { DATABASE_URL: string };
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
+}
+
+function exitAfterFlush(logger: Logger, code: number): void {
+  setTimeout(() => process.exit(code), 1000).unref();
+  logger.flush(() => process.exit(code));
+}
+
+main().catch((err) => {
+  console.error('webhook worker failed to start:', err instanceof Error ? err.message : err);
+  process.exit(1);
+});
