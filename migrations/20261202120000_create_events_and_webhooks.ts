@@ -27,8 +27,8 @@ export async function up(knex: Knex): Promise<void> {
       created_at timestamptz(3) not null default now(),
       primary key (org_id, id)
     );
+    -- Both orders of events.getAll (catch-up ascending, pages newest first) read this one index.
     create index events_org_order_idx on events (org_id, txid, seq);
-    create index events_org_seq_idx on events (org_id, seq desc);
     create index events_created_idx on events (created_at);
 
     create table webhook_endpoints (

@@ -13,7 +13,7 @@ app.post('/leads/:orgId', async (req, res) => {
   const orgId = req.params.orgId;
   const body = req.body as { name: string; phone: string };
   const lead = await db.transaction(async (trx) => {
-    const contactId = await contactsQueries.insert(trx, orgId, { name: body.name, phones: [body.phone], emails: [], company: null });
+    const { id: contactId } = await contactsQueries.insert(trx, orgId, { name: body.name, phones: [body.phone], emails: [], company: null });
     const leadId = await leadsQueries.insert(trx, orgId, contactId, {
       status: 'NOT_CONTACTED', source: null, notes: null, nextCallAt: null, assignedToId: null, clientId: null,
     });

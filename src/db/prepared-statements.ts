@@ -8,8 +8,15 @@ import pg from 'pg';
  */
 const poolsWithNamedStatements = new WeakSet<object>();
 
+/**
+ * Marks the pool by its client's config object, which knex hands on to every transaction's
+ * client: a query inside a transaction (a write's outbox insert, say) is prepared too.
+ */
+const poolMark = (db: object): object | undefined => (db as { client?: { config?: object } }).client?.config;
+
 export function allowNamedStatements(db: object): void {
-  poolsWithNamedStatements.add(db);
+  const mark = poolMark(db);
+  if (mark) poolsWithNamedStatements.add(mark);
 }
 
 /** Names by SQL text, so a hot query hashes its text once; bounded, as a name costs a little memory per connection too. */
@@ -29,7 +36,8 @@ interface Preparable {
  * so searches are planned on every call. The name is a hash of the text: two texts never share one.
  */
 export function prepared<Q extends Preparable>(db: object, query: Q): Q {
-  if (!poolsWithNamedStatements.has(db)) return query;
+  const mark = poolMark(db);
+  if (!mark || !poolsWithNamedStatements.has(mark)) return query;
   const { sql } = query.toSQL();
   let name = namesByText.get(sql);
   if (name === undefined) {

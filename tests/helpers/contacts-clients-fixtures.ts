@@ -15,7 +15,7 @@ export const LONG_AGO = new Date('2020-01-01T00:00:00.000Z');
 
 /** A contact written through the query module (values stored as given), created and last updated at `at`. */
 export async function createContact(db: Db, orgId: string, overrides: Partial<ContactFields> = {}, at = LONG_AGO) {
-  const id = await contactsQueries.insert(db, orgId, {
+  const { id } = await contactsQueries.insert(db, orgId, {
     name: overrides.name ?? unique('Contact'),
     phones: overrides.phones ?? ['+442079460000'],
     emails: overrides.emails ?? [],

@@ -59,7 +59,7 @@ export async function createLead(
   orgId: string,
   overrides: Partial<LeadFields> & { name?: string; phones?: string[]; emails?: string[]; company?: string | null } = {},
 ) {
-  const contactId = await contactsQueries.insert(db, orgId, {
+  const { id: contactId } = await contactsQueries.insert(db, orgId, {
     name: overrides.name ?? unique('Lead'),
     phones: overrides.phones ?? ['+442079460000'],
     emails: overrides.emails ?? [],

@@ -111,7 +111,7 @@ export function createIdempotencyRegistry() {
           const { rows } = await ctx.db.raw<{ rows: { pid: number }[] }>('select pg_backend_pid() as pid');
           await gate.arrive(rows[0]!.pid);
         }
-        return { id: await addContact(ctx.db, ctx.orgId, name) };
+        return { id: (await addContact(ctx.db, ctx.orgId, name)).id };
       },
     }),
   ]);

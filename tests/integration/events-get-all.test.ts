@@ -136,8 +136,8 @@ describeOnRealPostgres('events.getAll catch-up never skips an event committed la
     // A write that began first (it holds an id and an event) but commits after a later one.
     let commitSlow!: () => void;
     const slow = ctx.db.transaction(async (trx) => {
-      const id = await contactsQueries.insert(trx, ws.org.id, { name: 'Slow', phones: [], emails: [], company: null });
-      await recordEvents(trx, { orgId: ws.org.id, actor }, [{ type: 'contact.created', object: (await contactsQueries.getById(trx, ws.org.id, id))! }]);
+      const contact = await contactsQueries.insert(trx, ws.org.id, { name: 'Slow', phones: [], emails: [], company: null });
+      await recordEvents(trx, { orgId: ws.org.id, actor }, [{ type: 'contact.created', object: contact }]);
       await new Promise<void>((resolve) => (commitSlow = resolve));
     });
     while (!commitSlow) await new Promise((resolve) => setTimeout(resolve, 5));

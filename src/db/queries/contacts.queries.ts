@@ -103,18 +103,19 @@ export async function lockForUpdate(db: Db, orgId: string, contactId: string): P
   return row ? { updatedAt: row.updated_at } : undefined;
 }
 
-/** Inserts a contact whose phones and emails are already normalised; answers its id. */
-export async function insert(db: Db, orgId: string, fields: ContactFields): Promise<string> {
-  const id = newId('con');
-  await db(TABLES.contacts).insert({
-    org_id: orgId,
-    id,
-    name: fields.name,
-    phones: fields.phones,
-    emails: fields.emails,
-    company: fields.company,
-  });
-  return id;
+/** Inserts a contact whose phones and emails are already normalised; answers it as stored. */
+export async function insert(db: Db, orgId: string, fields: ContactFields): Promise<Contact> {
+  const [row] = await db(TABLES.contacts)
+    .insert({
+      org_id: orgId,
+      id: newId('con'),
+      name: fields.name,
+      phones: fields.phones,
+      emails: fields.emails,
+      company: fields.company,
+    })
+    .returning(COLUMNS);
+  return toContact(row as ContactRow);
 }
 
 export async function update(db: Db, orgId: string, contactId: string, patch: Partial<ContactFields>): Promise<void> {

@@ -23,13 +23,12 @@ export const contactsCreate = defineProcedure({
   async handler({ ctx, input }) {
     const phones = normalisePhones(phonesAt('phones', input.phones ?? []), ctx.org.phoneRegion);
     return ctx.db.transaction(async (trx) => {
-      const id = await contactsQueries.insert(trx, ctx.orgId, {
+      const contact = await contactsQueries.insert(trx, ctx.orgId, {
         name: input.name,
         phones,
         emails: uniqueInOrder(input.emails ?? []),
         company: input.company ?? null,
       });
-      const contact = (await contactsQueries.getById(trx, ctx.orgId, id))!;
       await recordEvents(trx, ctx, [{ type: 'contact.created', object: contact }]);
       return contact;
     });

@@ -39,13 +39,13 @@ export const leadsCreate = defineProcedure({
     const emails = uniqueInOrder([...(input.email ? [input.email] : []), ...(input.emails ?? [])]);
     return ctx.db.transaction(async (trx) => {
       if (input.assignedToId) await assertMemberInWorkspace(trx, ctx.orgId, input.assignedToId, 'assignedToId');
-      const contactId = await contactsQueries.insert(trx, ctx.orgId, {
+      const contact = await contactsQueries.insert(trx, ctx.orgId, {
         name: input.name,
         phones,
         emails,
         company: input.company ?? null,
       });
-      const leadId = await leadsQueries.insert(trx, ctx.orgId, contactId, {
+      const leadId = await leadsQueries.insert(trx, ctx.orgId, contact.id, {
         status: input.status ?? 'NOT_CONTACTED',
         source: input.source ?? null,
         notes: input.notes ?? null,
@@ -54,7 +54,6 @@ export const leadsCreate = defineProcedure({
         clientId: null,
       });
       const lead = (await leadsQueries.getById(trx, ctx.orgId, leadId))!;
-      const contact = (await contactsQueries.getById(trx, ctx.orgId, contactId))!;
       await recordEvents(trx, ctx, [{ type: 'contact.created', object: contact }, { type: 'lead.created', object: lead }]);
       return lead;
     });
