@@ -1,8 +1,9 @@
 import { once } from 'node:events';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ConfigError, loadConfig, runsWebhookWorkerInProcess, type Config } from './config';
-import { connectDatabase, type Database } from './db/connect';
+import { runsWebhookWorkerInProcess, type Config } from './config';
+import type { Database } from './db/connect';
+import { connectConfiguredDatabase, exitAfterFlush, loadConfigOrExit } from './server/process-start';
 import * as orgsQueries from './db/queries/orgs.queries';
 import { createApp } from './app';
 import { createLogger, type Logger } from './logger';
@@ -17,27 +18,9 @@ import { createDeliveryWorkerFromConfig } from './webhooks/worker-from-config';
 
 /** Starts the service: DATABASE_URL when set, else the embedded database (demo data on first start). */
 async function main(): Promise<void> {
-  let config: Config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(err.message);
-      process.exit(1);
-    }
-    throw err;
-  }
+  const config = loadConfigOrExit();
   const logger = createLogger(config.LOG_LEVEL, { nodeEnv: config.NODE_ENV });
-  const database = await connectDatabase({
-    url: config.DATABASE_URL,
-    embeddedDir: config.EMBEDDED_DB_DIR,
-    poolMax: config.DB_POOL_MAX,
-    acquireTimeoutMs: config.DB_ACQUIRE_TIMEOUT_MS,
-    statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS,
-    namedStatements: config.DB_NAMED_STATEMENTS,
-    applicationName: 'workspace-api',
-    onWarning: (message) => logger.warn(`database pool: ${message}`),
-  });
+  const database = await connectConfiguredDatabase(config, logger, { applicationName: 'workspace-api', migrate: true });
   if (database.embedded) await announceDemoKey(database, config, logger);
 
   // Connects in the background: until its first round trip succeeds, keys get the short TTL. The
@@ -79,12 +62,6 @@ async function main(): Promise<void> {
       void shutdown(signal).then((code) => exitAfterFlush(logger, code));
     });
   }
-}
-
-/** The last log lines (shutdown complete, or why not) must reach stdout before the process ends. */
-function exitAfterFlush(logger: Logger, code: number): void {
-  setTimeout(() => process.exit(code), 1000).unref();
-  logger.flush(() => process.exit(code));
 }
 
 /** The embedded database is for trying the service: load the demo on first start and show its key each time. */

@@ -43,5 +43,13 @@ export function eventTypesReadableWith(scopes: ReadonlySet<string>): EventType[]
   return EVENT_TYPES.filter((type) => scopes.has(scopeOfEventType(type)));
 }
 
+/** The first of `types` these scopes may not see, with the scope it needs; undefined when all are readable. */
+export function firstUnreadableType(scopes: ReadonlySet<string>, types: readonly string[]): { type: EventType; scope: string } | undefined {
+  for (const type of types) {
+    if (isEventType(type) && !scopes.has(scopeOfEventType(type))) return { type, scope: scopeOfEventType(type) };
+  }
+  return undefined;
+}
+
 /** The read scopes that open some event family: what a webhook endpoint keeps of its creator's. */
 export const EVENT_READ_SCOPES: readonly string[] = [...new Set(Object.values(EVENT_FAMILIES).map((family) => family.scope))];

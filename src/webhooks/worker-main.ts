@@ -1,7 +1,7 @@
-import { ConfigError, loadConfig, webhookLeaseMs, type Config } from '../config';
-import { connectDatabase } from '../db/connect';
+import { webhookLeaseMs, type Config } from '../config';
+import { connectConfiguredDatabase, exitAfterFlush, loadConfigOrExit } from '../server/process-start';
 import { startEventsRetention } from '../events/retention';
-import { createLogger, type Logger } from '../logger';
+import { createLogger } from '../logger';
 import { createDeliveryWorkerFromConfig } from './worker-from-config';
 
 /**
@@ -12,16 +12,7 @@ async function main(): Promise<void> {
   const config = configOrExit();
   const logger = createLogger(config.LOG_LEVEL, { nodeEnv: config.NODE_ENV });
   // The API applies migrations (or the `migrate` service does): two processes migrating at once would collide.
-  const database = await connectDatabase({
-    url: config.DATABASE_URL,
-    embeddedDir: config.EMBEDDED_DB_DIR,
-    poolMax: config.DB_POOL_MAX,
-    migrate: false,
-    acquireTimeoutMs: config.DB_ACQUIRE_TIMEOUT_MS,
-    statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS,
-    applicationName: 'workspace-api-worker',
-    onWarning: (message) => logger.warn(`database pool: ${message}`),
-  });
+  const database = await connectConfiguredDatabase(config, logger, { applicationName: 'workspace-api-worker', migrate: false });
   const worker = createDeliveryWorkerFromConfig(config, database.db, logger);
   worker.start();
   const retention = startEventsRetention({ db: database.db, logger, retentionDays: config.EVENTS_RETENTION_DAYS });
@@ -53,26 +44,12 @@ async function main(): Promise<void> {
 
 /** A separate worker needs a server both processes reach; the embedded database lives inside the API process. */
 function configOrExit(): Config & { DATABASE_URL: string } {
-  try {
-    const config = loadConfig();
-    if (!config.DATABASE_URL) {
-      throw new ConfigError(
-        'Invalid environment variable DATABASE_URL: required by the webhook worker (on the embedded database the API process delivers webhooks itself)',
-      );
-    }
-    return config as Config & { DATABASE_URL: string };
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(err.message);
-      process.exit(1);
-    }
-    throw err;
+  const config = loadConfigOrExit();
+  if (!config.DATABASE_URL) {
+    console.error('Invalid environment variable DATABASE_URL: required by the webhook worker (on the embedded database the API process delivers webhooks itself)');
+    process.exit(1);
   }
-}
-
-function exitAfterFlush(logger: Logger, code: number): void {
-  setTimeout(() => process.exit(code), 1000).unref();
-  logger.flush(() => process.exit(code));
+  return config as Config & { DATABASE_URL: string };
 }
 
 main().catch((err) => {

@@ -3,7 +3,7 @@ import { defineProcedure } from '../../rpc/define-procedure';
 import * as eventsQueries from '../../db/queries/events.queries';
 import { toPage } from '../../db/pagination';
 import { AppError } from '../../errors/app-error';
-import { EVENT_TYPES, eventTypesReadableWith, scopeOfEventType, type EventType } from '../../events/event-types';
+import { EVENT_TYPES, eventTypesReadableWith, firstUnreadableType, type EventType } from '../../events/event-types';
 import { dateTimeField, idField } from '../shared/fields';
 import { DEFAULT_PAGE_SIZE, pageNumber, pageSizeNumber } from '../shared/pagination.schema';
 
@@ -63,7 +63,7 @@ export const eventsGetAll = defineProcedure({
 function visibleTypes(scopes: ReadonlySet<string>, input: { type?: EventType; types?: EventType[] }): EventType[] {
   const asked = [...(input.type ? [input.type] : []), ...(input.types ?? [])];
   if (asked.length === 0) return eventTypesReadableWith(scopes);
-  const hidden = asked.find((type) => !scopes.has(scopeOfEventType(type)));
-  if (hidden) throw new AppError('FORBIDDEN', `missing scope: ${scopeOfEventType(hidden)} (to see ${hidden} events)`);
+  const hidden = firstUnreadableType(scopes, asked);
+  if (hidden) throw new AppError('FORBIDDEN', `missing scope: ${hidden.scope} (to see ${hidden.type} events)`);
   return [...new Set(asked)];
 }

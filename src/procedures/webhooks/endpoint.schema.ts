@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AppError, invalidInput } from '../../errors/app-error';
-import { ALL_EVENTS, EVENT_READ_SCOPES, EVENT_TYPES, isEventType, scopeOfEventType } from '../../events/event-types';
+import { ALL_EVENTS, EVENT_READ_SCOPES, EVENT_TYPES, firstUnreadableType } from '../../events/event-types';
 import type { ProcedureContext } from '../../rpc/define-procedure';
 import { webhookHostProblem, webhookUrlProblem } from '../../webhooks/url-safety';
 import type { EndpointOwner } from '../../db/queries/webhooks.queries';
@@ -36,11 +36,8 @@ export async function assertEndpointUrlAllowed(url: string, ctx: Pick<ProcedureC
 
 /** Subscribing to a type needs its read scope: no key has events sent anywhere that it could not read itself. */
 export function assertCanSubscribe(scopes: ReadonlySet<string>, events: readonly string[]): void {
-  for (const type of events) {
-    if (!isEventType(type)) continue;
-    const scope = scopeOfEventType(type);
-    if (!scopes.has(scope)) throw new AppError('FORBIDDEN', `missing scope: ${scope} (to subscribe to ${type})`);
-  }
+  const unreadable = firstUnreadableType(scopes, events);
+  if (unreadable) throw new AppError('FORBIDDEN', `missing scope: ${unreadable.scope} (to subscribe to ${unreadable.type})`);
 }
 
 /**
