@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { containsPattern } from './pagination';
+import { TABLES } from './tables';
 
 /** A search term as the list queries take it: the text, and the digit strings a phone may contain. */
 export interface SearchTerm {
@@ -36,6 +37,33 @@ export function whereContactMatches(query: Knex.QueryBuilder, contact: string, s
       // phone_digits finds the candidates by index; the stored phones decide, as they always have.
       q.orWhere((d) => {
         d.whereLike(column('phone_digits'), digitsPattern).andWhereRaw(`array_to_string(${column('phones')}, ' ') like ?`, [digitsPattern]);
+      });
+    }
+  });
+}
+
+/**
+ * The same match as `whereContactMatches`, for leads (alias `l`): on the copies of their contact's
+ * search_text (lower-cased) and phone_digits that each lead carries (migration
+ * 20261203120000_copy_contact_search_to_leads), so a search reads no contact for the leads it
+ * rejects. `like lower(pattern)` on lower-cased text is what ILIKE does in a UTF-8 database.
+ * The rare checks that need the contact's own fields read it only for the leads still in question.
+ */
+export function whereLeadContactMatches(query: Knex.QueryBuilder, search: SearchTerm): void {
+  const pattern = containsPattern(search.text);
+  const contactOfLead = (q: Knex.QueryBuilder) => q.select(q.client.raw('1')).from({ c: TABLES.contacts }).whereRaw('c.org_id = l.org_id and c.id = l.contact_id');
+  query.where((q) => {
+    if (search.text.includes(FIELD_SEPARATOR)) {
+      q.whereExists((e) => whereContactMatches(contactOfLead(e), 'c', { text: search.text, phoneDigits: [] }));
+    } else {
+      q.whereRaw('l.contact_search_lower like lower(?)', [pattern]);
+    }
+    for (const digits of search.phoneDigits) {
+      const digitsPattern = containsPattern(digits);
+      q.orWhere((d) => {
+        d.whereLike('l.contact_phone_digits', digitsPattern).whereExists((e) => {
+          contactOfLead(e).andWhereRaw(`array_to_string(c.phones, ' ') like ?`, [digitsPattern]);
+        });
       });
     }
   });

@@ -18,7 +18,7 @@ export type JsonLead = Omit<Lead, 'nextCallAt' | 'createdAt' | 'updatedAt'> & {
 
 export interface ListBody {
   data: JsonLead[];
-  pagination: { page: number; pageSize: number; total: number; totalPages: number; hasNextPage: boolean; hasPrevPage: boolean };
+  pagination: { page: number | null; pageSize: number; total: number; totalPages: number; hasNextPage: boolean; hasPrevPage: boolean; nextCursor: string | null };
 }
 
 /**

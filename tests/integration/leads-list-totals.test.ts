@@ -94,6 +94,34 @@ describe('GET /api/v1/leads totals from the counters', () => {
     // P1, P10..P19 (11 names); CONTACTED is g % 3 = 1: 1, 10, 13, 16, 19.
     expect(bodyOf(res).pagination.total).toBe(5);
   });
+
+  // A search's last page tells its total without a count; every other page must count.
+  it.each([
+    ['a full page with more after it', { page: 1, pageSize: 4 }, 4],
+    ['the last page, partly filled', { page: 3, pageSize: 4 }, 3],
+    ['a page exactly filled with none after it', { page: 1, pageSize: 11 }, 11],
+    ['a page past the end', { page: 5, pageSize: 4 }, 0],
+    ['the only page, with room to spare', { page: 1, pageSize: 100 }, 11],
+  ])('answers the exact total of a search on %s', async (_label, position, onPage) => {
+    const ws = await createWorkspace(ctx.db);
+    await bulkInsert(ctx.db, ws.org.id, 'sp', 20, null);
+
+    // P1 and P10..P19: 11 matches.
+    const res = await listLeads(ctx.app, ws.key, { search: 'P1', ...position });
+
+    expect(res.status).toBe(200);
+    expect({ total: bodyOf(res).pagination.total, onPage: bodyOf(res).data.length }).toEqual({ total: 11, onPage });
+  });
+
+  it('answers the exact total of a search reached by cursor', async () => {
+    const ws = await createWorkspace(ctx.db);
+    await bulkInsert(ctx.db, ws.org.id, 'sc', 20, null);
+    const first = await listLeads(ctx.app, ws.key, { search: 'P1', pageSize: 8 });
+
+    const second = await listLeads(ctx.app, ws.key, { search: 'P1', pageSize: 8, cursor: bodyOf(first).pagination.nextCursor! });
+
+    expect({ total: bodyOf(second).pagination.total, onPage: bodyOf(second).data.length }).toEqual({ total: 11, onPage: 3 });
+  });
 });
 
 describeOnRealPostgres('GET /api/v1/leads totals under concurrent writes', () => {

@@ -62,12 +62,16 @@ with params as (
     case when r_more > 0.9 then '{}'::text[] else array[lower(replace(first || '.' || last, '''', '')) || g || '@' || domain] end,
     company, created_at, created_at
   from shaped order by tail collate "C"
+  -- A lead's copies of its contact's search text: the trigger that sets them cannot see contacts
+  -- inserted by this same statement (migration 20261203120000_copy_contact_search_to_leads).
+  returning id, lower(search_text) as search_lower, phone_digits
 ), clients_in as (
   insert into ${TABLES.clients} (org_id, id, name, contact_id, company, phone, created_at, updated_at)
   select org_id, client_id, first || ' ' || last, contact_id, company, phone, least(now(), created_at + interval '20 days'), least(now(), created_at + interval '20 days')
   from shaped where status = 'CONVERTED'
 )
-insert into ${TABLES.leads} (org_id, id, contact_id, status, source, notes, next_call_at, assigned_to_id, client_id, converted_at, created_at, updated_at)
+insert into ${TABLES.leads} (org_id, id, contact_id, status, source, notes, next_call_at, assigned_to_id, client_id, converted_at, created_at, updated_at,
+  contact_search_lower, contact_phone_digits)
 select org_id, lead_id, contact_id, status,
   case when r_call < 0.85 then source end,
   case when r_more < 0.05 then 'Asked to call back after the holidays' end,
@@ -79,8 +83,9 @@ select org_id, lead_id, contact_id, status,
     else members[1 + floor(power(r_member, 3) * cardinality(members))::int] end,
   case when status = 'CONVERTED' then client_id end,
   case when status = 'CONVERTED' then least(now(), created_at + interval '20 days') end,
-  created_at, least(now(), created_at + r_more * interval '10 days')
-from shaped order by tail collate "C"`;
+  created_at, least(now(), created_at + r_more * interval '10 days'),
+  c.search_lower, c.phone_digits
+from shaped join contacts_in c on c.id = shaped.contact_id order by tail collate "C"`;
 
 export interface BulkBatch {
   orgId: string;

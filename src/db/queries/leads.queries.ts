@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Db } from '../knex';
 import { TABLES, NEXT_UPDATED_AT } from '../tables';
 import { personFieldsOf } from './contacts.queries';
-import { whereContactMatches, type SearchTerm } from '../contact-search';
+import { whereLeadContactMatches, type SearchTerm } from '../contact-search';
 import { offsetOf, type PageRequest } from '../pagination';
 import { countLeadsByCounters } from '../lead-totals';
 import type { LeadSortKey } from '../lead-cursor';
@@ -113,6 +113,11 @@ function toLead(row: LeadRow): Lead {
   };
 }
 
+/** The workspace's leads alone: every list filter, a search included, reads only the lead's row. */
+function leadsOf(db: Db, orgId: string) {
+  return db({ l: TABLES.leads }).where('l.org_id', orgId);
+}
+
 function leadsWithContacts(db: Db, orgId: string) {
   return db({ l: TABLES.leads })
     .join({ c: TABLES.contacts }, function joinContact() {
@@ -125,7 +130,7 @@ function applyFilters(query: Knex.QueryBuilder, filters: LeadListFilters) {
   if (filters.status) query.where('l.status', filters.status);
   if (filters.assignedToId === 'unassigned') query.whereNull('l.assigned_to_id');
   else if (filters.assignedToId) query.where('l.assigned_to_id', filters.assignedToId);
-  if (filters.search) whereContactMatches(query, 'c', filters.search);
+  if (filters.search) whereLeadContactMatches(query, filters.search);
   return query;
 }
 
@@ -145,7 +150,7 @@ export async function list(
   filters: LeadListFilters,
   position: ListPosition,
 ): Promise<{ leads: Lead[]; total: number; next: LeadSortKey | null }> {
-  const [rows, total] = await Promise.all([pageRows<LeadRow>(db, orgId, filters, position, 'columns'), countOf(db, orgId, filters)]);
+  const { rows, total } = await rowsAndTotal<LeadRow>(db, orgId, filters, position, 'columns');
   const leads = rows.slice(0, position.pageSize).map(toLead);
   return { leads, total, next: nextKeyOf(rows, position.pageSize) };
 }
@@ -158,7 +163,7 @@ export async function listAsJson(
   position: ListPosition,
 ): Promise<{ leadsJson: string[]; total: number; next: LeadSortKey | null }> {
   type JsonRow = { json: string; id: string; next_call_at: string | null; created_at: string };
-  const [rows, total] = await Promise.all([pageRows<JsonRow>(db, orgId, filters, position, 'json'), countOf(db, orgId, filters)]);
+  const { rows, total } = await rowsAndTotal<JsonRow>(db, orgId, filters, position, 'json');
   const leadsJson = rows.slice(0, position.pageSize).map((row) => row.json);
   // The sort keys are text here (TIMESTAMPS_AS_TEXT): only the last row's are parsed, for the cursor.
   const last = rows.length > position.pageSize ? rows[position.pageSize - 1] : undefined;
@@ -168,9 +173,32 @@ export async function listAsJson(
   return { leadsJson, total, next };
 }
 
+/**
+ * A page's rows (up to pageSize + 1) and the exact total. Without a search the total comes from the
+ * counters, read beside the page. A search must count its matches, so its page is read first: a
+ * numbered page that ends the list, and is not empty past the first, already tells the total
+ * (most searches find fewer leads than a page), and only a fuller answer pays for the count.
+ */
+async function rowsAndTotal<Row>(
+  db: Db,
+  orgId: string,
+  filters: LeadListFilters,
+  position: ListPosition,
+  as: 'columns' | 'json',
+): Promise<{ rows: Row[]; total: number }> {
+  if (!filters.search) {
+    const [rows, total] = await Promise.all([pageRows<Row>(db, orgId, filters, position, as), countOf(db, orgId, filters)]);
+    return { rows, total };
+  }
+  const rows = await pageRows<Row>(db, orgId, filters, position, as);
+  const offset = 'after' in position ? undefined : offsetOf(position);
+  const lastPage = offset !== undefined && rows.length <= position.pageSize && (rows.length > 0 || offset === 0);
+  return { rows, total: lastPage ? offset + rows.length : await countOf(db, orgId, filters) };
+}
+
 function countOf(db: Db, orgId: string, filters: LeadListFilters): Promise<number> {
   return filters.search
-    ? applyFilters(leadsWithContacts(db, orgId), filters).count<{ n: string }[]>({ n: '*' }).then((r) => Number(r[0]?.n ?? 0))
+    ? applyFilters(leadsOf(db, orgId), filters).count<{ n: string }[]>({ n: '*' }).then((r) => Number(r[0]?.n ?? 0))
     : countLeadsByCounters(db, orgId, filters);
 }
 
@@ -196,10 +224,8 @@ async function pageRows<Row>(db: Db, orgId: string, filters: LeadListFilters, po
   else {
     // A deferred join: the keys come from the filter's index alone (it holds every sort column),
     // so an OFFSET skips index entries; only the rows sent are joined to leads and contacts. Joined
-    // while skipping, page 1000 of a million leads read 500,000 contact index pages. A search
-    // needs the contacts to filter.
-    const from = filters.search ? leadsWithContacts(db, orgId) : db({ l: TABLES.leads }).where('l.org_id', orgId);
-    page = leadsOfPage(db, orgId, inOrder(applyFilters(from, filters).select('l.id', 'l.next_call_at', 'l.created_at')).offset(offset));
+    // while skipping, page 1000 of a million leads read 500,000 contact index pages.
+    page = leadsOfPage(db, orgId, inOrder(applyFilters(leadsOf(db, orgId), filters).select('l.id', 'l.next_call_at', 'l.created_at')).offset(offset));
   }
   const query = as === 'json' ? renderedAsJson(db, page) : page;
   // Prepared only where every call costs about the same: first pages and keyset pages. A search's

@@ -1,0 +1,42 @@
+import { randomBytes } from 'node:crypto';
+import { openBenchDatabase, ensureWorkspace, createBenchKey, sampleOf, DEFAULT_BENCH_URL } from './lib/dataset';
+import { startServer, buildService, runCannon } from './lib/processes';
+
+// `npx tsx bench/search-latency.ts [rounds]`: only the list's search cases of `npm run bench`, on
+// its million-lead workspace, at 1 connection (the latency targets) and at 50 (throughput), in
+// `rounds` rounds against one running server, so a change to search can be measured in minutes.
+const rounds = Number(process.argv[2] ?? 3);
+const url = process.env.BENCH_DATABASE_URL ?? DEFAULT_BENCH_URL;
+
+async function main(): Promise<void> {
+  const db = await openBenchDatabase(url);
+  const large = await ensureWorkspace(db, 'bench large 1000000', 1_000_000);
+  const key = await createBenchKey(db, large.orgId);
+  const sample = await sampleOf(db, large.orgId);
+  await db.destroy();
+  const server = await startServer('ours', [buildService()], {
+    DATABASE_URL: url, DB_POOL_MAX: '10', NODE_ENV: 'production', LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '0',
+    SESSION_SECRET: randomBytes(32).toString('hex'), TOKEN_SECRET: randomBytes(32).toString('hex'),
+  });
+  try {
+    const cases: [string, string][] = [['common "Patel" (~2.5%)', 'Patel'], [`rare "${sample.rareTerm}"`, sample.rareTerm], [`phone "${sample.phoneFragment}"`, sample.phoneFragment]];
+    const headers = { Authorization: `Bearer ${key}` };
+    process.stdout.write('| round | case | conns | req/s | p50 ms | p95 ms | non-2xx |\n|---:|---|---:|---:|---:|---:|---:|\n');
+    for (let round = 1; round <= rounds; round++) {
+      for (const [label, term] of cases) {
+        for (const connections of [1, 50]) {
+          const target = `${server.baseUrl}/api/v1/leads?${new URLSearchParams({ pageSize: '100', search: term })}`;
+          const r = await runCannon({ url: target, headers, connections, warmupSeconds: 2, seconds: 8 });
+          process.stdout.write(`| ${round} | ${label} | ${connections} | ${r.rps} | ${r.p50} | ${r.p95} | ${r.non2xx} |\n`);
+        }
+      }
+    }
+  } finally {
+    await server.stop();
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`${(err as Error).stack}\n`);
+  process.exit(1);
+});
