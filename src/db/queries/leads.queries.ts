@@ -118,12 +118,11 @@ function leadsOf(db: Db, orgId: string) {
   return db({ l: TABLES.leads }).where('l.org_id', orgId);
 }
 
+/** The workspace's leads joined to their contacts, for the fields a lead answers with. */
 function leadsWithContacts(db: Db, orgId: string) {
-  return db({ l: TABLES.leads })
-    .join({ c: TABLES.contacts }, function joinContact() {
-      this.on('c.org_id', '=', 'l.org_id').andOn('c.id', '=', 'l.contact_id');
-    })
-    .where('l.org_id', orgId);
+  return leadsOf(db, orgId).join({ c: TABLES.contacts }, function joinContact() {
+    this.on('c.org_id', '=', 'l.org_id').andOn('c.id', '=', 'l.contact_id');
+  });
 }
 
 function applyFilters(query: Knex.QueryBuilder, filters: LeadListFilters) {
