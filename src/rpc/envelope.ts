@@ -3,6 +3,7 @@ import { AppError } from '../errors/app-error';
 import { jsonRpcCodeOf, httpStatusOf } from '../errors/error-codes';
 import { assertJsonDepth } from './input-limits';
 import { metaFitsJson } from './superjson-meta';
+import { outputMetaOf } from './output-meta';
 
 /**
  * The tRPC wire format with the superjson transformer: inputs arrive as `{"json": ..., "meta"?: ...}`
@@ -42,8 +43,11 @@ function metaMismatch(): AppError {
   return new AppError('BAD_REQUEST', 'Malformed envelope: "meta" does not describe "json"');
 }
 
+/** The success envelope; `JSON.stringify` of it is the text superjson's serialize would give. */
 export function encodeResult(output: unknown): { result: { data: unknown } } {
-  return { result: { data: superjson.serialize(output) } };
+  const meta = outputMetaOf(output);
+  if (meta === false) return { result: { data: superjson.serialize(output) } };
+  return { result: { data: meta ? { json: output, meta } : { json: output } } };
 }
 
 /** The tRPC error shape: the numeric JSON-RPC code is what the official client needs to read it. */
