@@ -5,7 +5,7 @@ import { encodeResult } from '../rpc/envelope';
 import { sendJson } from './send-json';
 import { RPC_PREFIX, procedurePathOf } from './error-handler';
 import type { Deprecation } from '../rpc/define-procedure';
-import { recordingAuthenticate } from '../observability/request-principal';
+import { recordPrincipal } from '../observability/request-principal';
 import type { RateLimiter } from '../ratelimit/rate-limiter';
 
 /** RFC 9745 `Deprecation` (a structured date) and RFC 8594 `Sunset` (an HTTP date). */
@@ -26,6 +26,9 @@ export function deprecationHeaders(deprecation: Deprecation): Record<string, str
 function readRawBody(limit: string): RequestHandler {
   const raw = express.raw({ type: () => true, limit });
   return (req, res, next) => {
+    // A request without a body (every GET the official client sends) has nothing to read.
+    const { 'content-length': length, 'transfer-encoding': encoding } = req.headers;
+    if (encoding === undefined && (length === undefined || length === '0')) return next();
     raw(req, res, (err?: unknown) => {
       if (err === undefined) return next();
       const error = toAppError(err);
@@ -46,7 +49,7 @@ export function rpcRouter({ rateLimiter, ...deps }: DispatchDeps & { rateLimiter
     const query = req.query; // a getter: Express 5 parses the query string on every read
     // The caller is remembered for the request log, even when a later check refuses the call.
     const limits = rateLimiter?.forCall(req.ip, (fields) => res.set(fields));
-    const { procedure, output, answer } = await dispatch({ ...deps, authenticate: recordingAuthenticate(deps.authenticate, res), limits }, {
+    const { procedure, output, answer } = await dispatch(deps, {
       name: procedurePathOf(req.path) ?? '',
       method: req.method,
       authorization: req.headers.authorization,
@@ -55,7 +58,10 @@ export function rpcRouter({ rateLimiter, ...deps }: DispatchDeps & { rateLimiter
       bodyError: res.locals.bodyError,
       inputParam: query.input,
       batch: query.batch !== undefined,
-      idempotencyKey: req.headersDistinct['idempotency-key'],
+      // headersDistinct builds a table of every header: read only when the header came.
+      idempotencyKey: req.headers['idempotency-key'] === undefined ? undefined : req.headersDistinct['idempotency-key'],
+      limits,
+      onAuthenticated: (principal) => recordPrincipal(res, principal),
     });
     if (procedure.deprecated) res.set(deprecationHeaders(procedure.deprecated));
     // An idempotent call's answer is written exactly as stored, so a replay is the same answer.

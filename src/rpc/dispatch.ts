@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { AppError } from '../errors/app-error';
 import { fromZodError } from '../errors/zod-issues';
 import { assertMaximumTier, assertScope, type Principal } from '../auth/principal';
@@ -26,14 +27,16 @@ export interface RpcCall {
   batch: boolean;
   /** Every Idempotency-Key header value received (POST only; reads ignore it). */
   idempotencyKey?: string[];
+  /** This call's rate limits; absent when rate limiting is off. */
+  limits?: CallLimits;
+  /** Told who called as soon as the key is verified, so a call refused later is still logged with its caller. */
+  onAuthenticated?(principal: Principal): void;
 }
 
 export interface DispatchDeps {
   registry: Registry;
   db: Db;
   authenticate(authorization: string | undefined): Promise<Principal>;
-  /** This call's rate limits; absent when rate limiting is off. */
-  limits?: CallLimits;
   /** Where webhook endpoints may point; `production` unless the app was built for development or tests. */
   webhookUrlPolicy: WebhookUrlPolicy;
 }
@@ -49,7 +52,8 @@ export async function dispatch(
   deps: DispatchDeps,
   call: RpcCall,
 ): Promise<{ principal: Principal; procedure: AnyProcedure; output: unknown; answer?: IdempotentAnswer }> {
-  const principal = await authenticateWithinLimits(deps.authenticate, call.authorization, deps.limits);
+  const principal = await authenticateWithinLimits(deps.authenticate, call.authorization, call.limits);
+  call.onAuthenticated?.(principal);
   assertMaximumTier(principal);
   if (call.batch) {
     throw new AppError('BAD_REQUEST', 'Batching is not supported: send one call per request (use httpLink, not httpBatchLink)');
@@ -63,7 +67,8 @@ export async function dispatch(
   const rawInput = procedure.method === 'GET' ? readQueryInput(call.inputParam) : readBodyInput(call);
   if (!procedure.exposed) throw new AppError('FORBIDDEN', `${procedure.name} is not exposed to the API`);
   assertScope(principal, procedure.scope);
-  const parsed = await procedure.input.safeParseAsync(rawInput);
+  let parsed = parseInput(procedure, rawInput);
+  if (parsed instanceof Promise) parsed = await parsed;
   if (!parsed.success) throw fromZodError(parsed.error);
   const ctx = {
     db: deps.db, orgId: principal.orgId, org: principal.org, actor: { kind: principal.kind, id: principal.id },
@@ -80,6 +85,19 @@ export async function dispatch(
   }
   const output = await procedure.handler({ ctx, input: parsed.data });
   return { principal, procedure, output };
+}
+
+/**
+ * Parses synchronously: zod's async parse costs promises at every node of the schema, on every
+ * call. A schema with an async refinement (none today) makes zod throw, and is parsed async.
+ */
+function parseInput(procedure: AnyProcedure, rawInput: unknown) {
+  try {
+    return procedure.input.safeParse(rawInput);
+  } catch (err) {
+    if (err instanceof z.core.$ZodAsyncError) return procedure.input.safeParseAsync(rawInput);
+    throw err;
+  }
 }
 
 function readQueryInput(param: unknown): unknown {

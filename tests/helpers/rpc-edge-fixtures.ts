@@ -58,8 +58,8 @@ export function createLeadBody(name: string): string {
  * hidden from the API, one whose handler throws, one that records being called. The counters say
  * whether a handler ran. Scopes are real ones, because keys may only carry known scopes.
  */
-export function createEdgeRegistry(): { registry: Registry; calls: Record<'hiddenRead' | 'hiddenWrite' | 'explode' | 'echo', number> } {
-  const calls = { hiddenRead: 0, hiddenWrite: 0, explode: 0, echo: 0 };
+export function createEdgeRegistry(): { registry: Registry; calls: Record<'hiddenRead' | 'hiddenWrite' | 'explode' | 'echo' | 'asyncCheck', number> } {
+  const calls = { hiddenRead: 0, hiddenWrite: 0, explode: 0, echo: 0, asyncCheck: 0 };
   const registry = createRegistry([
     defineProcedure({
       name: 'edge.hiddenRead',
@@ -107,6 +107,19 @@ export function createEdgeRegistry(): { registry: Registry; calls: Record<'hidde
       async handler({ input, ctx }) {
         calls.echo += 1;
         return { at: input.at, count: input.count, orgId: ctx.orgId };
+      },
+    }),
+    // The dispatcher parses synchronously; a schema with an async refinement must still work.
+    defineProcedure({
+      name: 'edge.asyncCheck',
+      method: 'POST',
+      scope: 'leads.update',
+      exposed: true,
+      description: 'an input checked by an async refinement',
+      input: z.strictObject({ name: z.string().refine(async (name) => name !== 'taken', 'that name is taken') }),
+      async handler({ input }) {
+        calls.asyncCheck += 1;
+        return { name: input.name };
       },
     }),
   ]);

@@ -191,6 +191,18 @@ describe('input validation (400) before the handler', () => {
     expect(edge.calls.echo).toBe(before);
   });
 
+  it('checks an input whose schema refines asynchronously: 400 when refused, the handler once when accepted', async () => {
+    const ws = await createWorkspace(custom.db);
+    const before = edge.calls.asyncCheck;
+    const refused = await rpcPost(custom.app, 'edge.asyncCheck', { name: 'taken' }, ws.key);
+    expect(expectRpcError(refused, 'BAD_REQUEST', 'edge.asyncCheck').data.issues).toEqual([{ path: ['name'], message: 'that name is taken' }]);
+    expect(edge.calls.asyncCheck).toBe(before);
+    const accepted = await rpcPost(custom.app, 'edge.asyncCheck', { name: 'free' }, ws.key);
+    expect(accepted.status).toBe(200);
+    expect(accepted.body).toEqual({ result: { data: { json: { name: 'free' } } } });
+    expect(edge.calls.asyncCheck).toBe(before + 1);
+  });
+
   it('runs the handler once when every check passes', async () => {
     const ws = await createWorkspace(ctx.db);
     const res = await post(ctx.app, 'leads.create', ws.key, createLeadBody(unique('Ok')));
