@@ -39,11 +39,20 @@ export function createMetrics(db: Db): Metrics {
     registers,
   });
   registerPoolGauges(registry, () => (db.client as { pool?: TarnPool }).pool);
+  // prom-client hashes a label object on every call; the children are kept instead (routes and
+  // statuses are bounded: unknown procedure names share one label).
+  const counters = new Map<string, { inc(): void }>();
+  const timers = new Map<string, { observe(seconds: number): void }>();
   return {
     registry,
     observeRequest(route, status, seconds) {
-      requests.inc({ route, status });
-      duration.observe({ route }, seconds);
+      const key = `${status} ${route}`;
+      let counter = counters.get(key);
+      if (!counter) counters.set(key, (counter = requests.labels({ route, status })));
+      counter.inc();
+      let timer = timers.get(route);
+      if (!timer) timers.set(route, (timer = duration.labels({ route })));
+      timer.observe(seconds);
     },
   };
 }
