@@ -3,9 +3,9 @@ import * as contactsQueries from '../../src/db/queries/contacts.queries';
 import * as leadsQueries from '../../src/db/queries/leads.queries';
 import { serverSetup } from './server-env';
 
-// The insert ceiling for leads.create: the same transaction (contact, lead, read back the lead)
-// through the same query functions, with none of the service's edge work (auth, validation,
-// phone normalisation, envelope, helmet, logging).
+// The insert ceiling for leads.create: the same transaction (the contact, then the lead, each
+// answered by RETURNING) through the same query functions, with none of the service's edge work
+// (auth, validation, phone normalisation, envelope, helmet, logging) and no event recording.
 const { db, port, host } = serverSetup();
 const app = express();
 app.use(express.json());
@@ -13,11 +13,10 @@ app.post('/leads/:orgId', async (req, res) => {
   const orgId = req.params.orgId;
   const body = req.body as { name: string; phone: string };
   const lead = await db.transaction(async (trx) => {
-    const { id: contactId } = await contactsQueries.insert(trx, orgId, { name: body.name, phones: [body.phone], emails: [], company: null });
-    const leadId = await leadsQueries.insert(trx, orgId, contactId, {
+    const contact = await contactsQueries.insert(trx, orgId, { name: body.name, phones: [body.phone], emails: [], company: null });
+    return leadsQueries.insert(trx, orgId, contact, {
       status: 'NOT_CONTACTED', source: null, notes: null, nextCallAt: null, assignedToId: null, clientId: null,
     });
-    return leadsQueries.getById(trx, orgId, leadId);
   });
   res.json(lead);
 });

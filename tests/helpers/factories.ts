@@ -59,13 +59,13 @@ export async function createLead(
   orgId: string,
   overrides: Partial<LeadFields> & { name?: string; phones?: string[]; emails?: string[]; company?: string | null } = {},
 ) {
-  const { id: contactId } = await contactsQueries.insert(db, orgId, {
+  const contact = await contactsQueries.insert(db, orgId, {
     name: overrides.name ?? unique('Lead'),
     phones: overrides.phones ?? ['+442079460000'],
     emails: overrides.emails ?? [],
     company: overrides.company ?? null,
   });
-  const id = await leadsQueries.insert(db, orgId, contactId, {
+  const lead = await leadsQueries.insert(db, orgId, contact, {
     status: overrides.status ?? 'NOT_CONTACTED',
     source: overrides.source ?? null,
     notes: overrides.notes ?? null,
@@ -73,5 +73,5 @@ export async function createLead(
     assignedToId: overrides.assignedToId ?? null,
     clientId: overrides.clientId ?? null,
   });
-  return (await leadsQueries.getById(db, orgId, id))!;
+  return lead;
 }

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Db } from '../knex';
 import { TABLES, NEXT_UPDATED_AT } from '../tables';
-import { personFieldsOf } from './contacts.queries';
+import { personFieldsOf, type Contact } from './contacts.queries';
 import { whereLeadContactMatches, type SearchTerm } from '../contact-search';
 import { offsetOf, type PageRequest } from '../pagination';
 import { countLeadsByCounters } from '../lead-totals';
@@ -292,10 +292,20 @@ export async function lockForUpdate(
   return row ? { contactId: row.contact_id, status: row.status, assignedToId: row.assigned_to_id, updatedAt: row.updated_at } : undefined;
 }
 
-export async function insert(db: Db, orgId: string, contactId: string, fields: LeadFields): Promise<string> {
-  const id = newId('lead');
-  await db(TABLES.leads).insert({ org_id: orgId, id, contact_id: contactId, ...toColumns(fields) });
-  return id;
+/** The lead's own columns, as `RETURNING` answers them for `toLead`. */
+const LEAD_COLUMNS = ['id', 'contact_id', 'status', 'source', 'notes', 'next_call_at', 'assigned_to_id', 'client_id', 'created_at', 'updated_at'];
+
+/**
+ * Writes a lead about `contact` (just written or read in the same transaction) and answers it as
+ * the API shows it: the lead's columns come back from `RETURNING`, the person fields from the
+ * contact, so no read-back is needed.
+ */
+export async function insert(db: Db, orgId: string, contact: Pick<Contact, 'id' | 'name' | 'phones' | 'emails' | 'company'>, fields: LeadFields): Promise<Lead> {
+  const [row] = await db(TABLES.leads)
+    .insert({ org_id: orgId, id: newId('lead'), contact_id: contact.id, ...toColumns(fields) })
+    .returning(LEAD_COLUMNS);
+  const { name, phones, emails, company } = contact;
+  return toLead({ ...row, name, phones: [...phones], emails: [...emails], company } as LeadRow);
 }
 
 export async function update(db: Db, orgId: string, leadId: string, patch: Partial<LeadFields>): Promise<void> {

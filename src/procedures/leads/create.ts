@@ -45,7 +45,7 @@ export const leadsCreate = defineProcedure({
         emails,
         company: input.company ?? null,
       });
-      const leadId = await leadsQueries.insert(trx, ctx.orgId, contact.id, {
+      const lead = await leadsQueries.insert(trx, ctx.orgId, contact, {
         status: input.status ?? 'NOT_CONTACTED',
         source: input.source ?? null,
         notes: input.notes ?? null,
@@ -53,7 +53,6 @@ export const leadsCreate = defineProcedure({
         assignedToId: input.assignedToId ?? null,
         clientId: null,
       });
-      const lead = (await leadsQueries.getById(trx, ctx.orgId, leadId))!;
       await recordEvents(trx, ctx, [{ type: 'contact.created', object: contact }, { type: 'lead.created', object: lead }]);
       return lead;
     });
