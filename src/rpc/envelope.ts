@@ -31,8 +31,10 @@ export function decodeEnvelope(text: string): unknown {
   }
   // superjson trusts its meta; checked first, so a crafted one costs no more than a read of it.
   if (meta !== undefined && !metaFitsJson(json, meta as Record<string, unknown>)) throw metaMismatch();
+  // `json` is this request's own parse: nothing to copy (superjson deep-copies unless inPlace).
+  if (meta === undefined) return json;
   try {
-    return superjson.deserialize({ json: json as never, meta: meta as never });
+    return superjson.deserialize({ json: json as never, meta: meta as never }, { inPlace: true });
   } catch {
     throw metaMismatch();
   }
