@@ -17,7 +17,8 @@ const BEARER = /^Bearer +([^\s]+) *$/i;
 export function createAuthenticator(deps: { keys: KeyAuthenticator; tokenKey: KeyObject; readAccess: MemberAccessReader }) {
   return async function authenticate(authorization: string | undefined): Promise<Principal> {
     const bearer = authorization ? BEARER.exec(authorization)?.[1] : undefined;
-    if (!bearer || !looksLikeJwt(bearer)) return deps.keys.authenticate(authorization);
+    if (!bearer) return deps.keys.authenticate(authorization);
+    if (!looksLikeJwt(bearer)) return deps.keys.authenticateSecret(bearer);
     const token = verifyPlaygroundToken(deps.tokenKey, bearer);
     const access = await deps.readAccess(token.orgId, token.memberId);
     if (!access) throw unauthorized('The playground token belongs to a member who no longer exists');

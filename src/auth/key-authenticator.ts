@@ -60,21 +60,26 @@ export function createKeyAuthenticator(options: KeyAuthenticatorOptions) {
     apiKeysQueries.touchLastUsed(db, key.orgId, key.id).catch(onBackgroundError);
   }
 
+  /** The key after `Bearer `, from a header the caller has already parsed. */
+  async function authenticateSecret(secret: string): Promise<Principal> {
+    if (!isWellFormedApiKey(secret)) throw unauthorized('Invalid API key');
+    const hash = hashApiKeySecret(secret);
+    const found = await lookUp(hash);
+    if (!found || !hashesEqual(found.key.secretHash, hash)) throw unauthorized('Invalid API key');
+    const { key, principal } = found;
+    if (key.revokedAt) throw unauthorized('API key has been revoked');
+    if (key.expiresAt && key.expiresAt.getTime() <= now()) throw unauthorized('API key has expired');
+    recordUse(key);
+    return principal;
+  }
+
   return {
+    authenticateSecret,
     async authenticate(authorization: string | undefined): Promise<Principal> {
       if (!authorization) throw unauthorized('Missing Authorization header: send Authorization: Bearer <API key>');
       const match = BEARER.exec(authorization);
       if (!match) throw unauthorized('Malformed Authorization header: expected Bearer <API key>');
-      const secret = match[1]!;
-      if (!isWellFormedApiKey(secret)) throw unauthorized('Invalid API key');
-      const hash = hashApiKeySecret(secret);
-      const found = await lookUp(hash);
-      if (!found || !hashesEqual(found.key.secretHash, hash)) throw unauthorized('Invalid API key');
-      const { key, principal } = found;
-      if (key.revokedAt) throw unauthorized('API key has been revoked');
-      if (key.expiresAt && key.expiresAt.getTime() <= now()) throw unauthorized('API key has expired');
-      recordUse(key);
-      return principal;
+      return authenticateSecret(match[1]!);
     },
   };
 }
