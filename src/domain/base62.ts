@@ -3,10 +3,10 @@ import { randomBytes } from 'node:crypto';
 export const BASE62_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 /** Uniformly random base62 characters (rejection sampling, so no character is favoured). */
-export function randomBase62(length: number): string {
+export function randomBase62(length: number, bytes: (count: number) => Uint8Array = randomBytes): string {
   let out = '';
   while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
+    for (const byte of bytes(length * 2)) {
       if (byte < 248) out += BASE62_ALPHABET[byte % 62];
       if (out.length === length) break;
     }
