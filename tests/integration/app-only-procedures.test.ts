@@ -97,6 +97,9 @@ describe('app-only procedures through the API', () => {
 describe('GET apiKeys.list (handler, as the app uses it)', () => {
   it("answers the workspace's keys newest first, with prefixes and scopes and never a secret or hash", async () => {
     const ws = await createWorkspace(appCtx.db);
+    // Timestamps have millisecond precision: two keys made within one millisecond tie, and the
+    // tie is broken by their random ids (seen on the embedded database).
+    await new Promise((resolve) => setTimeout(resolve, 5));
     const appKey = await insertKey(appCtx.db, ws.org.id, ['apiKeys.read']);
     await createWorkspace(appCtx.db);
     const res = await rpcGet(appCtx.app, 'apiKeys.list', undefined, appKey.key);
