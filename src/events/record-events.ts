@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Db } from '../db/knex';
 import * as eventsQueries from '../db/queries/events.queries';
 import { newId } from '../domain/ids';
@@ -20,6 +21,8 @@ export function recordEvents(
   trx: Db,
   ctx: { orgId: string; actor: { kind: string; id: string } },
   drafts: readonly EventDraft[],
+  /** A write these events announce, run in the same statement (one round trip for both). */
+  alongside?: Knex.QueryBuilder,
 ): Promise<void> {
   return eventsQueries.insertWithDeliveries(
     trx,
@@ -32,5 +35,6 @@ export function recordEvents(
       objectId: draft.object.id,
       data: { object: draft.object, ...draft.details },
     })),
+    alongside,
   );
 }

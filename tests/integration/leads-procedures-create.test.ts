@@ -52,6 +52,26 @@ describe('POST leads.create (success and what is stored)', () => {
     expect(await countRows(ctx.db, ws.org.id)).toEqual({ leads: 1, contacts: 1 });
   });
 
+  it("answers exactly what leads.getById reads back, every field given, with the contact's timestamps", async () => {
+    // The lead is built in the handler and written in its events' statement, never read back.
+    const ws = await createWorkspace(ctx.db);
+    const member = await createMember(ctx.db, ws.org.id);
+    const res = await create(ws.key, {
+      name: unique('Grace'), phone: '+442079460019', phones: ['+442079460020'], email: 'Grace@Example.com', emails: ['g2@example.com'],
+      company: 'Navy', source: 'referral', notes: 'met at a talk', status: 'QUALIFIED',
+      nextCallAt: '2031-02-03T04:05:06.789Z', assignedToId: member.id,
+    });
+    expect(res.status).toBe(200);
+    const read = await request(ctx.app)
+      .get(`/api/v1/rpc/leads.getById?input=${encodeURIComponent(JSON.stringify({ json: { id: resultOf(res).id } }))}`)
+      .set('Authorization', `Bearer ${ws.key}`);
+    expect(read.status).toBe(200);
+    expect(res.body).toEqual(read.body);
+    const lead = resultOf(res);
+    const contact = await storedContact(ctx.db, ws.org.id, lead.contactId);
+    expect([lead.createdAt, lead.updatedAt]).toEqual([contact.created_at, contact.created_at]);
+  });
+
   it.each([
     ['US', '(201) 555-0123', '+12015550123'],
     ['GB', '020 7946 0018', '+442079460018'],

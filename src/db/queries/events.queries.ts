@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Db } from '../knex';
 import { TABLES } from '../tables';
 import { paginate } from '../paginate';
@@ -64,13 +65,19 @@ function toEvent(row: EventRow): WorkspaceEvent {
  * write's transaction: the events commit or roll back with the change. Prepared: its plan does
  * not depend on the values, and planning it took longer than running it.
  */
-export async function insertWithDeliveries(trx: Db, events: readonly NewEvent[]): Promise<void> {
-  if (events.length === 0) return;
+export async function insertWithDeliveries(trx: Db, events: readonly NewEvent[], alongside?: Knex.QueryBuilder): Promise<void> {
+  if (events.length === 0) {
+    if (alongside) await alongside;
+    return;
+  }
   const rows = events.map((e) => ({
     org_id: e.orgId, id: e.id, type: e.type, scope: e.scope, actor_kind: e.actor.kind, actor_id: e.actor.id, object_id: e.objectId, data: e.data,
   }));
+  // `alongside` (a write whose effects these events announce) runs as a CTE of this statement: one
+  // round trip for both. PostgreSQL runs a data-modifying CTE to completion even if nothing reads it.
+  const bindings = alongside ? [alongside, JSON.stringify(rows)] : [JSON.stringify(rows)];
   await prepared(trx, trx.raw(
-    `with given as (
+    `${alongside ? 'with alongside as (?), ' : 'with '}given as (
        select * from rows from (jsonb_to_recordset(?::jsonb)
          as (org_id text, id text, type text, scope text, actor_kind text, actor_id text, object_id text, data jsonb))
          with ordinality as x(org_id, id, type, scope, actor_kind, actor_id, object_id, data, n)
@@ -87,7 +94,7 @@ export async function insertWithDeliveries(trx: Db, events: readonly NewEvent[])
      join webhook_endpoints w on w.org_id = i.org_id and w.enabled
        and (w.events @> array[i.type] or w.events @> array['*'])
        and w.read_scopes @> array[g.scope]`,
-    [JSON.stringify(rows)],
+    bindings,
   ));
 }
 

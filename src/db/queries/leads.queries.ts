@@ -308,6 +308,28 @@ export async function insert(db: Db, orgId: string, contact: Pick<Contact, 'id' 
   return toLead({ ...row, name, phones: [...phones], emails: [...emails], company } as LeadRow);
 }
 
+/**
+ * A new lead about `contact`, written in the contact's transaction: as the API will answer it,
+ * with the contact's timestamps (both are `now()`, the transaction's start), and the statement
+ * that writes it, for a caller that runs it in a statement of its own (`leads.create` runs it
+ * beside its events).
+ */
+export function newLeadOf(db: Db, orgId: string, contact: Contact, fields: LeadFields): { lead: Lead; insert: Knex.QueryBuilder } {
+  const { name, phones, emails, company, createdAt } = contact;
+  const id = newId('lead');
+  const lead = toLead({
+    id, contact_id: contact.id, status: fields.status, source: fields.source, notes: fields.notes, next_call_at: fields.nextCallAt,
+    assigned_to_id: fields.assignedToId, client_id: fields.clientId,
+    // Two Date objects: one object at two paths would be written as a superjson referential equality.
+    created_at: createdAt, updated_at: new Date(createdAt),
+    name, phones: [...phones], emails: [...emails], company,
+  });
+  const insert = db(TABLES.leads).insert({
+    org_id: orgId, id, contact_id: contact.id, ...toColumns(fields), created_at: createdAt, updated_at: createdAt,
+  });
+  return { lead, insert };
+}
+
 export async function update(db: Db, orgId: string, leadId: string, patch: Partial<LeadFields>): Promise<void> {
   await db(TABLES.leads)
     .where({ org_id: orgId, id: leadId })

@@ -45,7 +45,7 @@ export const leadsCreate = defineProcedure({
         emails,
         company: input.company ?? null,
       });
-      const lead = await leadsQueries.insert(trx, ctx.orgId, contact, {
+      const { lead, insert } = leadsQueries.newLeadOf(trx, ctx.orgId, contact, {
         status: input.status ?? 'NOT_CONTACTED',
         source: input.source ?? null,
         notes: input.notes ?? null,
@@ -53,7 +53,8 @@ export const leadsCreate = defineProcedure({
         assignedToId: input.assignedToId ?? null,
         clientId: null,
       });
-      await recordEvents(trx, ctx, [{ type: 'contact.created', object: contact }, { type: 'lead.created', object: lead }]);
+      // The lead is written in the events' statement: one round trip for both.
+      await recordEvents(trx, ctx, [{ type: 'contact.created', object: contact }, { type: 'lead.created', object: lead }], insert);
       return lead;
     });
   },
