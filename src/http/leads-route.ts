@@ -5,7 +5,7 @@ import { invalidInput } from '../errors/app-error';
 import { renderLeadsPageJson } from '../db/leads-page';
 import { leadsListQuery, toLeadListFilters } from '../procedures/leads/lead-list.schema';
 import type { Db } from '../db/knex';
-import { recordingAuthenticate } from '../observability/request-principal';
+import { recordPrincipal } from '../observability/request-principal';
 import { authenticateWithinLimits } from '../ratelimit/authenticate-within-limits';
 import type { RateLimiter } from '../ratelimit/rate-limiter';
 import { sendJson } from './send-json';
@@ -23,7 +23,7 @@ export function leadsRouter(deps: {
   router.get('/api/v1/leads', async (req, res) => {
     // The same order as the action endpoints: address budget -> authenticate -> the key's budget.
     const limits = deps.rateLimiter?.forCall(req.ip, (fields) => res.set(fields));
-    const principal = await authenticateWithinLimits(recordingAuthenticate(deps.authenticate, res), req.headers.authorization, limits);
+    const principal = await authenticateWithinLimits(deps.authenticate, req.headers.authorization, limits, (principal) => recordPrincipal(res, principal));
     assertScope(principal, 'leads.read');
     const query = req.query; // a getter: Express 5 parses the query string on every read
     const repeated = Object.entries(query).filter(([, value]) => typeof value !== 'string');

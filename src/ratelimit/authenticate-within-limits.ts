@@ -11,16 +11,18 @@ export async function authenticateWithinLimits(
   authenticate: (authorization: string | undefined) => Promise<Principal>,
   authorization: string | undefined,
   limits: CallLimits | undefined,
+  /** Told who called as soon as the key is verified, before its budget: a 429 is still logged with its caller. */
+  onAuthenticated?: (principal: Principal) => void,
 ): Promise<Principal> {
-  if (!limits) return authenticate(authorization);
-  await limits.checkAddress();
+  if (limits) await limits.checkAddress();
   let principal: Principal;
   try {
     principal = await authenticate(authorization);
   } catch (err) {
-    if (err instanceof AppError && err.code === 'UNAUTHORIZED') await limits.countFailedAuthentication();
+    if (limits && err instanceof AppError && err.code === 'UNAUTHORIZED') await limits.countFailedAuthentication();
     throw err;
   }
-  await limits.consume(principal);
+  onAuthenticated?.(principal);
+  if (limits) await limits.consume(principal);
   return principal;
 }

@@ -52,8 +52,7 @@ export async function dispatch(
   deps: DispatchDeps,
   call: RpcCall,
 ): Promise<{ principal: Principal; procedure: AnyProcedure; output: unknown; answer?: IdempotentAnswer }> {
-  const principal = await authenticateWithinLimits(deps.authenticate, call.authorization, call.limits);
-  call.onAuthenticated?.(principal);
+  const principal = await authenticateWithinLimits(deps.authenticate, call.authorization, call.limits, call.onAuthenticated);
   assertMaximumTier(principal);
   if (call.batch) {
     throw new AppError('BAD_REQUEST', 'Batching is not supported: send one call per request (use httpLink, not httpBatchLink)');

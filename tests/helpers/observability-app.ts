@@ -3,6 +3,7 @@ import { createApp } from '../../src/app';
 import type { Db } from '../../src/db/knex';
 import { createLogger } from '../../src/logger';
 import { createTestDb } from './test-app';
+import type { RateLimiter } from '../../src/ratelimit/rate-limiter';
 
 export interface RequestLine {
   level: number;
@@ -32,11 +33,11 @@ export interface ObservedApp {
 }
 
 /** The real app with its log captured in memory at `level` (info by default). */
-export function createObservedApp(options: { db?: Db; metricsToken?: string; level?: string } = {}): ObservedApp {
+export function createObservedApp(options: { db?: Db; metricsToken?: string; level?: string; rateLimiter?: RateLimiter } = {}): ObservedApp {
   const db = options.db ?? createTestDb();
   let written = '';
   const logger = createLogger(options.level ?? 'info', { destination: { write: (line: string) => void (written += line) } });
-  const app = createApp({ db, logger, config: { BODY_LIMIT: '1mb', KEY_CACHE_TTL_MS: 1000, METRICS_TOKEN: options.metricsToken } });
+  const app = createApp({ db, logger, config: { BODY_LIMIT: '1mb', KEY_CACHE_TTL_MS: 1000, METRICS_TOKEN: options.metricsToken }, rateLimiter: options.rateLimiter });
   const requestLines = () =>
     written
       .split('\n')

@@ -4,8 +4,11 @@ import { signMemberSession } from '../../src/auth/member-session';
 import { createKey, createWorkspace } from '../helpers/factories';
 import { createObservedApp } from '../helpers/observability-app';
 import { rpcGet, rpcPost } from '../helpers/rpc';
+import { memoryLimiter } from '../helpers/rate-limit';
 
 const ctx = createObservedApp();
+// A key allowed one call a minute: its second call is refused after authentication (429).
+const limited = createObservedApp({ db: ctx.db, rateLimiter: memoryLimiter({ perKey: 1 }) });
 afterAll(() => ctx.close());
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -81,6 +84,19 @@ describe('org id and key id in the line', () => {
     const reqId = newReqId();
     await rpcPost(ctx.app, 'leads.create', { name: 'x', phone: '+442079460018' }, narrow.key).set('X-Request-Id', reqId).expect(403);
     expect(await ctx.lineFor(reqId)).toMatchObject({ status: 403, orgId: ws.org.id, keyId: narrow.id });
+  });
+
+  it("names the org and key of a call over the key's rate limit (429), on both the action endpoints and the REST list", async () => {
+    for (const call of [
+      (key: string) => rpcGet(limited.app, 'leads.getAll', {}, key),
+      (key: string) => request(limited.app).get('/api/v1/leads').set('Authorization', `Bearer ${key}`),
+    ]) {
+      const ws = await createWorkspace(ctx.db);
+      await call(ws.key).expect(200);
+      const reqId = newReqId();
+      await call(ws.key).set('X-Request-Id', reqId).expect(429);
+      expect(await limited.lineFor(reqId)).toMatchObject({ status: 429, orgId: ws.org.id, keyId: ws.keyId });
+    }
   });
 
   it('leaves them out for a 401 (invalid key), on both the action endpoints and the REST list', async () => {
