@@ -3,9 +3,10 @@ import * as contactsQueries from '../../src/db/queries/contacts.queries';
 import * as leadsQueries from '../../src/db/queries/leads.queries';
 import { serverSetup } from './server-env';
 
-// The insert ceiling for leads.create: the same transaction (the contact, then the lead, each
-// answered by RETURNING) through the same query functions, with none of the service's edge work
-// (auth, validation, phone normalisation, envelope, helmet, logging) and no event recording.
+// The insert ceiling for leads.create: the same transaction (the contact answered by RETURNING,
+// then the lead built from it, as leads.create does) through the same query functions, with none
+// of the service's edge work (auth, validation, phone normalisation, envelope, helmet, logging)
+// and no event recording.
 const { db, port, host } = serverSetup();
 const app = express();
 app.use(express.json());
@@ -14,9 +15,11 @@ app.post('/leads/:orgId', async (req, res) => {
   const body = req.body as { name: string; phone: string };
   const lead = await db.transaction(async (trx) => {
     const contact = await contactsQueries.insert(trx, orgId, { name: body.name, phones: [body.phone], emails: [], company: null });
-    return leadsQueries.insert(trx, orgId, contact, {
+    const { lead, insert } = leadsQueries.newLeadOf(trx, orgId, contact, {
       status: 'NOT_CONTACTED', source: null, notes: null, nextCallAt: null, assignedToId: null, clientId: null,
     });
+    await insert;
+    return lead;
   });
   res.json(lead);
 });

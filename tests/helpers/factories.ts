@@ -65,7 +65,7 @@ export async function createLead(
     emails: overrides.emails ?? [],
     company: overrides.company ?? null,
   });
-  const lead = await leadsQueries.insert(db, orgId, contact, {
+  const { lead, insert } = leadsQueries.newLeadOf(db, orgId, contact, {
     status: overrides.status ?? 'NOT_CONTACTED',
     source: overrides.source ?? null,
     notes: overrides.notes ?? null,
@@ -73,5 +73,6 @@ export async function createLead(
     assignedToId: overrides.assignedToId ?? null,
     clientId: overrides.clientId ?? null,
   });
+  await insert;
   return lead;
 }

@@ -292,27 +292,11 @@ export async function lockForUpdate(
   return row ? { contactId: row.contact_id, status: row.status, assignedToId: row.assigned_to_id, updatedAt: row.updated_at } : undefined;
 }
 
-/** The lead's own columns, as `RETURNING` answers them for `toLead`. */
-const LEAD_COLUMNS = ['id', 'contact_id', 'status', 'source', 'notes', 'next_call_at', 'assigned_to_id', 'client_id', 'created_at', 'updated_at'];
-
 /**
- * Writes a lead about `contact` (just written or read in the same transaction) and answers it as
- * the API shows it: the lead's columns come back from `RETURNING`, the person fields from the
- * contact, so no read-back is needed.
- */
-export async function insert(db: Db, orgId: string, contact: Pick<Contact, 'id' | 'name' | 'phones' | 'emails' | 'company'>, fields: LeadFields): Promise<Lead> {
-  const [row] = await db(TABLES.leads)
-    .insert({ org_id: orgId, id: newId('lead'), contact_id: contact.id, ...toColumns(fields) })
-    .returning(LEAD_COLUMNS);
-  const { name, phones, emails, company } = contact;
-  return toLead({ ...row, name, phones: [...phones], emails: [...emails], company } as LeadRow);
-}
-
-/**
- * A new lead about `contact`, written in the contact's transaction: as the API will answer it,
- * with the contact's timestamps (both are `now()`, the transaction's start), and the statement
- * that writes it, for a caller that runs it in a statement of its own (`leads.create` runs it
- * beside its events).
+ * A new lead about `contact`, written in the contact's transaction: the lead as the API will
+ * answer it, with the contact's timestamps (both are `now()`, the transaction's start), and the
+ * statement that writes it. No read-back is needed; `leads.create` runs the statement beside its
+ * events, other callers await it on its own.
  */
 export function newLeadOf(db: Db, orgId: string, contact: Contact, fields: LeadFields): { lead: Lead; insert: Knex.QueryBuilder } {
   const { name, phones, emails, company, createdAt } = contact;
