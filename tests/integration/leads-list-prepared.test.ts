@@ -37,7 +37,7 @@ describeOnRealPostgres('leads queries as named prepared statements', () => {
       const texts = await preparedTexts(db);
       expect(texts.some((t) => t.includes('row_to_json(j)'))).toBe(true);
       expect(texts.some((t) => t.includes('lead_counts'))).toBe(true);
-      expect(texts.some((t) => t.includes('"l"."status" = $2'))).toBe(true);
+      expect(texts.some((t) => /"l"\."status" = \$\d/.test(t))).toBe(true);
       expect(texts.some((t) => /"l"\."id" = \$\d limit \$\d/.test(t))).toBe(true);
       expect(texts.filter((t) => /ilike/i.test(t))).toEqual([]);
       // An OFFSET's cost grows with it; a generic plan for it would go parallel (see leads.queries.ts).
