@@ -77,8 +77,11 @@ async function main(): Promise<void> {
   });
   const peer = await withServer('peer', ['--import', 'tsx', 'bench/servers/trpc-peer.ts'], env, (s) =>
     measure('peer: tRPC v11 express adapter getById', { url: rpcGet(s.baseUrl, 'leads.getById', { orgId: large.orgId, id: sample.leadId }).replace('/api/v1/rpc/', '/trpc/'), connections: c }, 'p99', s.pid));
-  const insertCeiling = await withServer('insert ceiling', ['--import', 'tsx', 'bench/servers/insert-ceiling.ts'], env, (s) =>
-    measure('insert ceiling: bare Express contact+lead', { url: `${s.baseUrl}/leads/${writes}`, method: 'POST', headers: json, bodies: bodies((i) => ({ name: `Bench ${i}`, phone: phoneOf(i) })), connections: c }, 'p99', s.pid));
+  const insertCeilingOf = (label: string, withEvents: '0' | '1') =>
+    withServer('insert ceiling', ['--import', 'tsx', 'bench/servers/insert-ceiling.ts'], { ...env, WITH_EVENTS: withEvents }, (s) =>
+      measure(label, { url: `${s.baseUrl}/leads/${writes}`, method: 'POST', headers: json, bodies: bodies((i) => ({ name: `Bench ${withEvents}-${i}`, phone: phoneOf(i) })), connections: c }, 'p99', s.pid));
+  const insertCeiling = await insertCeilingOf('insert ceiling: bare Express contact+lead+events', '1');
+  const insertCeilingWithoutEvents = await insertCeilingOf('insert ceiling: bare Express contact+lead, no events', '0');
 
   const auth = { Authorization: `Bearer ${key}` };
   const walks: WalkResult[] = [];
@@ -119,7 +122,8 @@ async function main(): Promise<void> {
     `- ours getById / ceiling: **${ratio(ours.getById.rps, ceiling.rps)}x** (target >= 0.9); server CPU per request: ours ${ours.getById.serverCpuUsPerRequest} us, ceiling ${ceiling.serverCpuUsPerRequest} us, peer ${peer.serverCpuUsPerRequest} us (**${ratio(ours.getById.serverCpuUsPerRequest ?? 0, ceiling.serverCpuUsPerRequest ?? 0)}x** the ceiling's; target <= 1.1)`,
     `- ours getById / tRPC peer: **${ratio(ours.getById.rps, peer.rps)}x** (target >= 1.6)`,
     `- getById server CPU per request at a fixed ${FIXED_RATE} req/s: ours ${oursAtRate?.serverCpuUsPerRequest} us, ceiling ${ceilingAtRate?.serverCpuUsPerRequest} us (**${ratio(oursAtRate?.serverCpuUsPerRequest ?? 0, ceilingAtRate?.serverCpuUsPerRequest ?? 0)}x**; target <= 1.1)`,
-    `- ours create / insert ceiling: **${ratio(ours.create.rps, insertCeiling.rps)}x** (target >= 0.8); server CPU per request: ours ${ours.create.serverCpuUsPerRequest} us, insert ceiling ${insertCeiling.serverCpuUsPerRequest} us`,
+    `- ours create / insert ceiling (the same inserts: contact, lead and its two events): **${ratio(ours.create.rps, insertCeiling.rps)}x** (target >= 0.8); server CPU per request: ours ${ours.create.serverCpuUsPerRequest} us, insert ceiling ${insertCeiling.serverCpuUsPerRequest} us`,
+    `- ours create / insert ceiling without events (contact and lead only): ${ratio(ours.create.rps, insertCeilingWithoutEvents.rps)}x`,
     `- our server's peak RSS under the 50-connection cases: **${rssMb} MB** (target < 150)`,
     ...walks.map(walkLine),
     ...(walks.some((w) => w.mode === 'cursor') ? [] : ['- cursor walk: the list does not answer `pagination.nextCursor` yet']),
