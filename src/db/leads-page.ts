@@ -37,5 +37,5 @@ export async function renderLeadsPageJson(db: Db, orgId: string, filters: LeadLi
   const { page, pageSize, position, cursorAfter } = positionOf(orgId, filters, request);
   const { leadsJson, total, next } = await leadsQueries.listAsJson(db, orgId, filters, position);
   const { pagination } = toCursorPage([], total, { page, pageSize }, cursorAfter(next));
-  return `{"data":[${leadsJson.join(',')}],"pagination":${JSON.stringify(pagination)}}`;
+  return `{"data":[${leadsJson}],"pagination":${JSON.stringify(pagination)}}`;
 }

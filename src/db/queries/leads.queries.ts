@@ -87,14 +87,48 @@ const LEAD_JSON_OF_PAGE = `cross join lateral (select p.id, p.name, p.phones, p.
   p.source, p.status, p.notes, ${isoOf('p.next_call_at')} as "nextCallAt", ${isoOf('p.created_at')} as "createdAt",
   ${isoOf('p.updated_at')} as "updatedAt", p.assigned_to_id as "assignedToId", p.client_id as "clientId") j`;
 
-/** A page's rows as they are sent by the REST list: its JSON, and its sort key (timestamps as text, see `listAsJson`). */
-function renderedAsJson(db: Db, page: Knex.QueryBuilder | Knex.Raw, extraColumns: Knex.Raw[]) {
-  return db
-    .select('p.id', 'p.next_call_at', 'p.created_at', db.raw('row_to_json(j)::text as json'), ...extraColumns)
+/** The REST list's page in one row: what `listAsJson` reads (timestamps as text, see there). */
+interface JsonPageRow {
+  /** The page's leads as JSON, comma-separated (null when there are none). */
+  json: string | null;
+  /** Rows read: pageSize + 1 means another page follows. */
+  fetched: number;
+  /** The sort key of the page's last lead when another page follows. */
+  last_id: string | null;
+  last_next_call_at: string | null;
+  last_created_at: string | null;
+  /** The counters' sum, when the statement was asked to carry it. */
+  total?: string;
+}
+
+/**
+ * A page as the REST list sends it, aggregated by PostgreSQL into one row (`JsonPageRow`): the
+ * leads' JSON joined in the list's order, how many rows were read, the last lead's sort key and,
+ * given, the total. Read as 101 rows, the driver spent about as much CPU decoding them as the rest
+ * of the request; as one row it reads one string.
+ */
+function pageAsJson(db: Db, page: Knex.QueryBuilder | Knex.Raw, pageSize: number, total: Knex.QueryBuilder | undefined) {
+  const rendered = db
+    .select('p.id', 'p.next_call_at', 'p.created_at', db.raw('row_to_json(j)::text as json'), db.raw(`row_number() over (order by ${listOrderOf('p')}) as rn`))
     .from(db.raw('(?) as p', [page]))
-    .joinRaw(LEAD_JSON_OF_PAGE)
-    .orderByRaw(listOrderOf('p'))
+    .joinRaw(LEAD_JSON_OF_PAGE);
+  const lastOf = (column: string) => db.raw(`max(r.${column}) filter (where r.rn = ?) as last_${column}`, [pageSize]);
+  return db
+    .select(
+      db.raw(`string_agg(r.json, ',' order by r.rn) filter (where r.rn <= ?) as json`, [pageSize]),
+      db.raw('count(*)::int as fetched'),
+      lastOf('id'),
+      lastOf('next_call_at'),
+      lastOf('created_at'),
+      ...(total ? [totalColumn(db, total)] : []),
+    )
+    .from(db.raw('(?) as r', [rendered]))
     .options({ types: TIMESTAMPS_AS_TEXT });
+}
+
+/** The counters' sum as a column: an uncorrelated subquery, which PostgreSQL runs once (an InitPlan). */
+function totalColumn(db: Db, total: Knex.QueryBuilder): Knex.Raw {
+  return db.raw('coalesce((?), 0) as total', [total]);
 }
 
 function toLead(row: LeadRow): Lead {
@@ -152,59 +186,70 @@ export async function list(
   filters: LeadListFilters,
   position: ListPosition,
 ): Promise<{ leads: Lead[]; total: number; next: LeadSortKey | null }> {
-  const { rows, total } = await rowsAndTotal<LeadRow>(db, orgId, filters, position, 'columns');
-  const leads = rows.slice(0, position.pageSize).map(toLead);
-  return { leads, total, next: nextKeyOf(rows, position.pageSize) };
+  const { page, total } = await withTotal(db, orgId, filters, position, async (totalQuery) => {
+    const rows = await pageRows<LeadRow & { total?: string }>(db, orgId, filters, position, 'columns', totalQuery);
+    return { rows, fetched: rows.length, total: rows[0]?.total === undefined ? null : Number(rows[0].total) };
+  });
+  return { leads: page.rows.slice(0, position.pageSize).map(toLead), total, next: nextKeyOf(page.rows, position.pageSize) };
 }
 
-/** The same page as `list`, each lead already rendered as its JSON text (for the REST list). */
+/**
+ * The same page as `list`, its leads already rendered as JSON by PostgreSQL and joined with commas
+ * (for the REST list, which sends them as they come).
+ */
 export async function listAsJson(
   db: Db,
   orgId: string,
   filters: LeadListFilters,
   position: ListPosition,
-): Promise<{ leadsJson: string[]; total: number; next: LeadSortKey | null }> {
-  type JsonRow = { json: string; id: string; next_call_at: string | null; created_at: string };
-  const { rows, total } = await rowsAndTotal<JsonRow>(db, orgId, filters, position, 'json');
-  const leadsJson = rows.slice(0, position.pageSize).map((row) => row.json);
-  // The sort keys are text here (TIMESTAMPS_AS_TEXT): only the last row's are parsed, for the cursor.
-  const last = rows.length > position.pageSize ? rows[position.pageSize - 1] : undefined;
-  const next = last
-    ? { nextCallAt: last.next_call_at === null ? null : parseTimestamp(last.next_call_at), createdAt: parseTimestamp(last.created_at), id: last.id }
+): Promise<{ leadsJson: string; total: number; next: LeadSortKey | null }> {
+  const { page, total } = await withTotal(db, orgId, filters, position, async (totalQuery) => {
+    const [row] = await pageRows<JsonPageRow>(db, orgId, filters, position, 'json', totalQuery);
+    if (!row) throw new Error('an aggregate answers one row');
+    return { row, fetched: row.fetched, total: row.total === undefined ? null : Number(row.total) };
+  });
+  const { row } = page;
+  // The sort keys are text (TIMESTAMPS_AS_TEXT) until parsed here, for the cursor.
+  const next = row.fetched > position.pageSize && row.last_id !== null && row.last_created_at !== null
+    ? { nextCallAt: row.last_next_call_at === null ? null : parseTimestamp(row.last_next_call_at), createdAt: parseTimestamp(row.last_created_at), id: row.last_id }
     : null;
-  return { leadsJson, total, next };
+  return { leadsJson: row.json ?? '', total, next };
+}
+
+/** What reading a page tells about the list's total: the rows it read, and the total when its statement carried it. */
+interface FetchedPage {
+  fetched: number;
+  total: number | null;
 }
 
 /**
- * A page's rows (up to pageSize + 1) and the exact total. Without a search the total is the
- * counters' sum, read in the page's own statement (a column computed once, as an InitPlan): one
- * round trip instead of two, and a total from the same snapshot as the rows. Only an empty page
- * (past the end) asks the counters on their own. A search must count its matches, so its page is
+ * A page (up to pageSize + 1 rows read, by `read`) and the exact total. Without a search the total
+ * is the counters' sum, read in the page's own statement: one round trip instead of two, and a
+ * total from the same snapshot as the rows. A statement that returned no row (a page past the end
+ * of `list`) asks the counters on their own. A search must count its matches, so its page is
  * read first: a numbered page that ends the list, and is not empty past the first, already tells
  * the total (most searches find fewer leads than a page), and only a fuller answer pays for the count.
  */
-async function rowsAndTotal<Row>(
+async function withTotal<P extends FetchedPage>(
   db: Db,
   orgId: string,
   filters: LeadListFilters,
   position: ListPosition,
-  as: 'columns' | 'json',
-): Promise<{ rows: Row[]; total: number }> {
+  read: (total?: Knex.QueryBuilder) => Promise<P>,
+): Promise<{ page: P; total: number }> {
   if (!filters.search) {
-    const totalColumn = db.raw('coalesce((?), 0) as total', [countersSumQuery(db, orgId, filters)]);
-    const rows = await pageRows<Row & { total: string }>(db, orgId, filters, position, as, [totalColumn]);
-    return { rows, total: rows[0] ? Number(rows[0].total) : await countLeadsByCounters(db, orgId, filters) };
+    const page = await read(countersSumQuery(db, orgId, filters));
+    return { page, total: page.total ?? (await countLeadsByCounters(db, orgId, filters)) };
   }
-  const rows = await pageRows<Row>(db, orgId, filters, position, as);
+  const page = await read();
   const offset = 'after' in position ? undefined : offsetOf(position);
-  const lastPage = offset !== undefined && rows.length <= position.pageSize && (rows.length > 0 || offset === 0);
-  return { rows, total: lastPage ? offset + rows.length : await countOf(db, orgId, filters) };
+  const lastPage = offset !== undefined && page.fetched <= position.pageSize && (page.fetched > 0 || offset === 0);
+  return { page, total: lastPage ? offset + page.fetched : await countMatches(db, orgId, filters) };
 }
 
-function countOf(db: Db, orgId: string, filters: LeadListFilters): Promise<number> {
-  return filters.search
-    ? applyFilters(leadsOf(db, orgId), filters).count<{ n: string }[]>({ n: '*' }).then((r) => Number(r[0]?.n ?? 0))
-    : countLeadsByCounters(db, orgId, filters);
+/** A search's matches, counted (its filters may add status and assignee). */
+function countMatches(db: Db, orgId: string, filters: LeadListFilters): Promise<number> {
+  return applyFilters(leadsOf(db, orgId), filters).count<{ n: string }[]>({ n: '*' }).then((r) => Number(r[0]?.n ?? 0));
 }
 
 /** The sort key of the page's last lead when the extra row says another page follows. */
@@ -220,8 +265,8 @@ async function pageRows<Row>(
   filters: LeadListFilters,
   position: ListPosition,
   as: 'columns' | 'json',
-  /** Columns added to every row of the page (the total). */
-  extraColumns: Knex.Raw[] = [],
+  /** The counters' sum, for the statement to carry as the total. */
+  total?: Knex.QueryBuilder,
 ): Promise<Row[]> {
   const inOrder = (query: Knex.QueryBuilder) => query.orderByRaw(listOrderOf('l')).limit(position.pageSize + 1);
   // Leads joined to their contacts as the filter's index is read: the cheapest way when nothing is skipped.
@@ -240,7 +285,7 @@ async function pageRows<Row>(
     // while skipping, page 1000 of a million leads read 500,000 contact index pages.
     page = leadsOfPage(db, orgId, inOrder(applyFilters(leadsOf(db, orgId), filters).select('l.id', 'l.next_call_at', 'l.created_at')).offset(offset));
   }
-  const query = as === 'json' ? renderedAsJson(db, page, extraColumns) : withColumns(db, page, extraColumns);
+  const query = as === 'json' ? pageAsJson(db, page, position.pageSize, total) : withTotalColumn(db, page, total);
   // Prepared only where every call costs about the same: first pages and keyset pages. A search's
   // plan depends on its term, and an OFFSET's cost grows with it: after a few deep pages
   // PostgreSQL would switch the statement to a generic plan, which cannot see the LIMIT and goes
@@ -249,10 +294,10 @@ async function pageRows<Row>(
   return (Array.isArray(result) ? result : (result as { rows: Row[] }).rows) as Row[];
 }
 
-/** The page as `p`, in its order, with columns added to every row (none: the page itself). */
-function withColumns(db: Db, page: Knex.QueryBuilder | Knex.Raw, extraColumns: Knex.Raw[]) {
-  if (extraColumns.length === 0) return page;
-  return db.select('p.*', ...extraColumns).from(db.raw('(?) as p', [page])).orderByRaw(listOrderOf('p'));
+/** The page as `p`, in its order, with the total on every row (no total: the page itself). */
+function withTotalColumn(db: Db, page: Knex.QueryBuilder | Knex.Raw, total: Knex.QueryBuilder | undefined) {
+  if (!total) return page;
+  return db.select('p.*', totalColumn(db, total)).from(db.raw('(?) as p', [page])).orderByRaw(listOrderOf('p'));
 }
 
 /** The leads (with their contacts' fields, SELECT's columns) of a page of keys `k`, in the list's order. */
