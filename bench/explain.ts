@@ -1,7 +1,8 @@
 /**
  * Prints EXPLAIN (ANALYZE, BUFFERS) of every query the leads list runs for each benchmark case
  * (first page, pageSize 100, on the large workspace), captured from the real query module, as
- * Markdown for BENCHMARKS.md. Run after `npm run bench` has loaded the data:
+ * Markdown for BENCHMARKS.md, then how often PostgreSQL re-planned each prepared first page.
+ * Run after `npm run bench` has loaded the data:
  *   npx tsx bench/explain.ts [BENCH_DATABASE_URL]
  */
 import pg from 'pg';
@@ -45,6 +46,28 @@ async function main(): Promise<void> {
   }
   await client.end();
   await db.destroy();
+  await printPlanCache(url, org.id, cases.filter(([, filters]) => !filters.search));
+}
+
+/**
+ * Runs each prepared first page 20 times in one session, as a pooled connection of the service
+ * would, and prints how many of those calls PostgreSQL planned afresh (custom) and how many reused
+ * the statement's generic plan. It plans five custom plans first, then keeps the generic plan
+ * only if its estimated cost is no worse than theirs.
+ */
+async function printPlanCache(url: string, orgId: string, cases: [string, leadsQueries.LeadListFilters][]): Promise<void> {
+  console.log('\n#### Plans of the prepared first pages, 20 calls each in one session\n');
+  console.log('| case | custom plans | generic plans |\n|---|---:|---:|');
+  for (const [name, filters] of cases) {
+    // A session of its own per case, so each counts only its statement.
+    const session = createDb({ url, poolMax: 1, namedStatements: true });
+    for (let i = 0; i < 20; i++) await leadsQueries.listAsJson(session, orgId, filters, { page: 1, pageSize: 100 });
+    const { rows } = await session.raw<{ rows: { custom: string; generic: string }[] }>(
+      "select custom_plans as custom, generic_plans as generic from pg_prepared_statements where name like 'wsapi%'",
+    );
+    console.log(`| ${name} | ${rows.map((r) => r.custom).join(', ')} | ${rows.map((r) => r.generic).join(', ')} |`);
+    await session.destroy();
+  }
 }
 
 main().catch((err) => {

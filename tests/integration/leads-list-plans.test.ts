@@ -187,4 +187,44 @@ describeOnRealPostgres('leads list query plans (EXPLAIN on real PostgreSQL)', ()
 
     expect(used).toContain('Bitmap Index Scan leads_contact_phone_digits_trgm_idx');
   });
+
+  it.each([
+    ['no filter', 'leads_org_order_idx', (): LeadListFilters => ({})],
+    ['status', 'leads_org_status_order_idx', (): LeadListFilters => ({ status: 'CONTACTED' })],
+    ['assignedToId', 'leads_org_assignee_order_idx', (): LeadListFilters => ({ assignedToId: member })],
+    ['unassigned', 'leads_org_unassigned_order_idx', (): LeadListFilters => ({ assignedToId: 'unassigned' })],
+  ])('writes the first page\'s LIMIT into the prepared text (%s), and its generic plan still reads %s in order', async (_label, index, filters) => {
+    const sent: { sql: string; bindings: unknown[] }[] = [];
+    const record = (q: { sql: string; bindings: unknown[] }) => sent.push(q);
+    db.on('query', record);
+    try {
+      await leadsQueries.listAsJson(db, orgId, filters(), { page: 1, pageSize: 100 });
+    } finally {
+      db.removeListener('query', record);
+    }
+    const page = sent.find((q) => pageQuery(q.sql))!;
+    // As a parameter the LIMIT is unknown to a generic plan, which then costs the page as a tenth
+    // of the workspace: PostgreSQL kept re-planning the statement on every call.
+    expect(page.sql).toContain('limit 101)');
+    expect(page.sql).not.toMatch(/limit \$\d/);
+
+    // Whenever PostgreSQL does switch to the generic plan (chosen without the workspace's own
+    // numbers), it must still walk the filter's index in the list's order: never read and sort.
+    const connection = await db.client.acquireConnection();
+    try {
+      await connection.query('begin');
+      await connection.query('set local plan_cache_mode = force_generic_plan');
+      await connection.query(`prepare generic_page_check as ${page.sql}`);
+      const values = page.bindings.map((v) => (typeof v === 'number' ? String(v) : connection.escapeLiteral(String(v))));
+      const explained = await connection.query(`explain (format json) execute generic_page_check(${values.join(', ')})`);
+      const plan = (explained.rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0]!.Plan;
+      const nodes = pageNodesOf(plan);
+      expect(nodes.filter((n) => n['Node Type'].includes('Index')).map((n) => n['Index Name'])[0]).toBe(index);
+      expect(nodes.filter((n) => n['Node Type'].includes('Sort'))).toEqual([]);
+    } finally {
+      await connection.query('rollback');
+      await connection.query('deallocate generic_page_check').catch(() => undefined); // absent if preparing it failed
+      await db.client.releaseConnection(connection);
+    }
+  });
 });
