@@ -60,15 +60,15 @@ async function main(): Promise<void> {
       : []),
   ];
   const servers = only ? all.filter((s) => only.includes(s.name)) : all;
-  const results = new Map<string, { rps: number; cpu: number }[]>(servers.map((s) => [s.name, []]));
+  const results = new Map<string, { rps: number; cpu: number; databaseCpu: number }[]>(servers.map((s) => [s.name, []]));
   for (let round = 1; round <= rounds; round++) {
     for (const s of servers) {
       const server = await startServer(s.name, s.args, s.env);
       try {
         const r = await runCannon({ ...s.job(server.baseUrl), ...TIMING }, server.pid);
         if (r.errors + r.non2xx > 0) throw new Error(`${s.name}: ${r.errors} errors, ${r.non2xx} non-2xx`);
-        results.get(s.name)!.push({ rps: r.rps, cpu: r.serverCpuUsPerRequest ?? NaN });
-        process.stderr.write(`round ${round} ${s.name}: ${Math.round(r.rps)} req/s, ${r.serverCpuUsPerRequest} us/request\n`);
+        results.get(s.name)!.push({ rps: r.rps, cpu: r.serverCpuUsPerRequest ?? NaN, databaseCpu: r.databaseCpuUsPerRequest ?? NaN });
+        process.stderr.write(`round ${round} ${s.name}: ${Math.round(r.rps)} req/s, ${r.serverCpuUsPerRequest} us/request, database ${r.databaseCpuUsPerRequest} us/request\n`);
       } finally {
         await server.stop();
       }
@@ -77,11 +77,11 @@ async function main(): Promise<void> {
   const lines = [
     `${machineLine(pgVersion)}; ${rounds} rounds taking turns, ${TIMING.connections} connections, ${TIMING.warmupSeconds} s warm-up and ${TIMING.seconds} s counted each; medians.`,
     '',
-    '| server | holds | median req/s | median server CPU µs/request |',
-    '|---|---|---:|---:|',
+    '| server | holds | median req/s | median server CPU µs/request | median database CPU µs/request |',
+    '|---|---|---:|---:|---:|',
     ...servers.map((s) => {
       const r = results.get(s.name)!;
-      return `| ${s.name} | ${s.holds} | ${Math.round(median(r.map((x) => x.rps)))} | ${median(r.map((x) => x.cpu))} |`;
+      return `| ${s.name} | ${s.holds} | ${Math.round(median(r.map((x) => x.rps)))} | ${median(r.map((x) => x.cpu))} | ${median(r.map((x) => x.databaseCpu))} |`;
     }),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -28,6 +28,8 @@ export interface CannonResult {
   p99: number;
   /** The server's CPU time (user + system) per request during the counted run, in microseconds. */
   serverCpuUsPerRequest?: number;
+  /** Every PostgreSQL process's CPU time per request during the counted run, in microseconds. */
+  databaseCpuUsPerRequest?: number;
 }
 
 function percentile(sorted: number[], p: number): number {

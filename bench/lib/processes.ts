@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer, connect } from 'node:net';
-import { existsSync, readFileSync, openSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, openSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { CannonJob, CannonResult } from './cannon';
 
@@ -87,6 +87,25 @@ export function cpuTimeUs(pid: number): number {
 }
 
 /**
+ * CPU time so far of every PostgreSQL process on this machine (backends, WAL writer, autovacuum),
+ * in microseconds. Over a counted run, the database's share of each request: the figure a change
+ * to a query's planning or execution moves. Exited backends drop out, so the pool must stay
+ * open across the run (it does: DB_POOL_MAX connections, opened during the warm-up).
+ */
+export function postgresCpuTimeUs(): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') total += cpuTimeUs(Number(entry));
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return total;
+}
+
+/**
  * Drives a server with autocannon from a separate process. With the server's pid, also reports
  * the server's CPU time per request over the counted run: the steadier comparison on a machine
  * where the load generator and the database share the cores.
@@ -101,9 +120,13 @@ export async function runCannon(job: CannonJob, serverPid?: number): Promise<Can
   let err = '';
   child.stdout!.on('data', (chunk) => (out += chunk));
   let cpuAtStart: number | undefined;
+  let databaseCpuAtStart: number | undefined;
   child.stderr!.on('data', (chunk) => {
     err += chunk;
-    if (serverPid !== undefined && cpuAtStart === undefined && err.includes('COUNTED_RUN_STARTS')) cpuAtStart = cpuTimeUs(serverPid);
+    if (serverPid !== undefined && cpuAtStart === undefined && err.includes('COUNTED_RUN_STARTS')) {
+      cpuAtStart = cpuTimeUs(serverPid);
+      databaseCpuAtStart = postgresCpuTimeUs();
+    }
   });
   const limit = (job.warmupSeconds + job.seconds + 60) * 1000;
   const timer = setTimeout(() => child.kill('SIGKILL'), limit);
@@ -113,6 +136,7 @@ export async function runCannon(job: CannonJob, serverPid?: number): Promise<Can
   const result = JSON.parse(out) as CannonResult;
   if (serverPid !== undefined && cpuAtStart !== undefined && result.requests > 0) {
     result.serverCpuUsPerRequest = Math.round((cpuTimeUs(serverPid) - cpuAtStart) / result.requests);
+    result.databaseCpuUsPerRequest = Math.round((postgresCpuTimeUs() - databaseCpuAtStart!) / result.requests);
   }
   return result;
 }

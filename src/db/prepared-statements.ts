@@ -29,11 +29,13 @@ interface Preparable {
 }
 
 /**
- * Runs `query` as a named prepared statement where the pool allows it: PostgreSQL parses and
- * plans its text once per connection rather than on every call (the leads list's first page took
- * about as long to plan as to run). Only for queries whose best plan does not depend on their
- * values: a search's does (a rare term wants the trigram index, a common one the list's order),
- * so searches are planned on every call. The name is a hash of the text: two texts never share one.
+ * Runs `query` as a named prepared statement where the pool allows it: PostgreSQL parses its text
+ * once per connection, and after five calls keeps one generic plan if that costs no more than
+ * planning each call with its values (the leads list's first page took about as long to plan as
+ * to run). A page's LIMIT belongs in the text: as a parameter the generic plan cannot see it,
+ * costs the page as a tenth of the rows that match, and loses. Only for queries whose best plan
+ * does not depend on their values: a search's does (a rare term wants the trigram index, a common
+ * one the list's order), so searches are planned on every call. The name is a hash of the text: two texts never share one.
  */
 export function prepared<Q extends Preparable>(db: object, query: Q): Q {
   const mark = poolMark(db);
