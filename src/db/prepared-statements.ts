@@ -35,7 +35,8 @@ interface Preparable {
  * to run). A page's LIMIT belongs in the text: as a parameter the generic plan cannot see it,
  * costs the page as a tenth of the rows that match, and loses. Only for queries whose best plan
  * does not depend on their values: a search's does (a rare term wants the trigram index, a common
- * one the list's order), so searches are planned on every call. The name is a hash of the text: two texts never share one.
+ * one the list's order), so searches are planned on every call. The name is a hash of the text:
+ * two texts never share one.
  */
 export function prepared<Q extends Preparable>(db: object, query: Q): Q {
   const mark = poolMark(db);
