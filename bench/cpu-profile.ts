@@ -1,9 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openBenchDatabase, ensureWorkspace, createBenchKey, sampleOf, DEFAULT_BENCH_URL } from './lib/dataset';
-import { startServer, buildService, runCannon } from './lib/processes';
+import { startServer, buildService, runCannon, serviceEnv } from './lib/processes';
 import * as orgsQueries from '../src/db/queries/orgs.queries';
 import type { CannonJob } from './lib/cannon';
 
@@ -66,10 +65,7 @@ async function main(): Promise<void> {
   const writesKey = await createBenchKey(db, writes);
   await db.destroy();
   const dir = mkdtempSync(join(tmpdir(), 'wsapi-cpu-'));
-  const server = await startServer('ours', ['--cpu-prof', `--cpu-prof-dir=${dir}`, buildService()], {
-    DATABASE_URL: url, DB_POOL_MAX: '10', NODE_ENV: 'production', LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '0',
-    SESSION_SECRET: randomBytes(32).toString('hex'), TOKEN_SECRET: randomBytes(32).toString('hex'),
-  });
+  const server = await startServer('ours', ['--cpu-prof', `--cpu-prof-dir=${dir}`, buildService()], serviceEnv(url));
   const seconds = 10;
   const tag = Date.now() % 1_000_000;
   const job: Omit<CannonJob, 'connections' | 'rate' | 'warmupSeconds' | 'seconds'> = which === 'create'

@@ -1,6 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { openBenchDatabase, ensureWorkspace, createBenchKey, sampleOf, DEFAULT_BENCH_URL } from './lib/dataset';
-import { startServer, buildService, runCannon } from './lib/processes';
+import { startServer, buildService, runCannon, serviceEnv, BENCH_POOL_MAX } from './lib/processes';
 import { machineLine } from './lib/report';
 import type { CannonJob } from './lib/cannon';
 
@@ -28,11 +27,8 @@ async function main(): Promise<void> {
   const pgVersion = (await db.raw('select version() as v')).rows[0].v as string;
   await db.destroy();
 
-  const env = { DATABASE_URL: url, DB_POOL_MAX: '10' };
-  const oursEnv = {
-    ...env, NODE_ENV: 'production', LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '0',
-    SESSION_SECRET: randomBytes(32).toString('hex'), TOKEN_SECRET: randomBytes(32).toString('hex'),
-  };
+  const env = { DATABASE_URL: url, DB_POOL_MAX: BENCH_POOL_MAX };
+  const oursEnv = serviceEnv(url);
   const headers = { Authorization: `Bearer ${key}` };
   const getById = (base: string) => ({ url: `${base}/api/v1/rpc/leads.getById?input=${encodeURIComponent(JSON.stringify({ json: { id: sample.leadId } }))}`, headers });
   const list = (base: string) => ({ url: `${base}/api/v1/leads?pageSize=100`, headers });

@@ -1,6 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { openBenchDatabase, ensureWorkspace, createBenchKey, DEFAULT_BENCH_URL } from './lib/dataset';
-import { startServer, buildService, runCannon, sampleRss } from './lib/processes';
+import { startServer, buildService, runCannon, sampleRss, serviceEnv } from './lib/processes';
 
 // `npx tsx bench/memory-flags.ts ["--max-semi-space-size=2;--optimize-for-size"]`: peak RSS of the
 // compiled server under 50 connections on the million-lead workspace's first page (unfiltered, by
@@ -16,10 +15,7 @@ async function main(): Promise<void> {
   const key = await createBenchKey(db, large.orgId);
   await db.destroy();
   const entry = buildService();
-  const env = {
-    DATABASE_URL: url, DB_POOL_MAX: '10', NODE_ENV: 'production', LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '0',
-    SESSION_SECRET: randomBytes(32).toString('hex'), TOKEN_SECRET: randomBytes(32).toString('hex'),
-  };
+  const env = serviceEnv(url);
   console.log('| node flags | peak RSS | req/s (none / status / unassigned / search) | server CPU µs per unfiltered page |');
   console.log('|---|---:|---|---:|');
   for (const flags of flagSets) {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import { openBenchDatabase, DEFAULT_BENCH_URL } from './lib/dataset';
-import { startServer, buildService, runCannon } from './lib/processes';
+import { startServer, buildService, runCannon, serviceEnv } from './lib/processes';
 import { machineLine } from './lib/report';
 import type { Db } from '../src/db/knex';
 import * as orgsQueries from '../src/db/queries/orgs.queries';
@@ -38,10 +38,7 @@ async function workspace(db: Db, name: string, endpoints: number) {
 }
 
 async function measure(entry: string, databaseUrl: string, key: string) {
-  const env = {
-    DATABASE_URL: databaseUrl, DB_POOL_MAX: '10', NODE_ENV: 'production', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0',
-    SESSION_SECRET: randomBytes(32).toString('hex'), TOKEN_SECRET: randomBytes(32).toString('hex'),
-  };
+  const env = serviceEnv(databaseUrl, 'warn');
   const server = await startServer(entry, [entry], env);
   try {
     const tag = randomBytes(3).toString('hex');

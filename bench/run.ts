@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import * as orgsQueries from '../src/db/queries/orgs.queries';
 import { openBenchDatabase, ensureWorkspace, createBenchKey, sampleOf, DEFAULT_BENCH_URL, type BenchWorkspace } from './lib/dataset';
-import { startServer, buildService, runCannon, sampleRss, type RunningServer } from './lib/processes';
+import { startServer, buildService, runCannon, sampleRss, serviceEnv, BENCH_POOL_MAX, type RunningServer } from './lib/processes';
 import { walk, supportsCursor, type WalkResult } from './lib/walk';
 import { table, walkLine, machineLine, appendRun, type Row } from './lib/report';
 import type { CannonJob } from './lib/cannon';
@@ -12,7 +11,6 @@ const quick = process.argv.includes('--quick');
 const PLAN = quick
   ? { large: 100_000, others: [10_000, 10_000, 10_000], warmup: 1, seconds: 3 }
   : { large: 1_000_000, others: [100_000, 100_000, 100_000], warmup: 3, seconds: 10 };
-const POOL = '10';
 /** Below what the ceiling and ours both answer at 50 connections here. */
 const FIXED_RATE = 800;
 const url = process.env.BENCH_DATABASE_URL ?? DEFAULT_BENCH_URL;
@@ -53,12 +51,8 @@ async function main(): Promise<void> {
   const pgVersion = (await db.raw('select version() as v')).rows[0].v as string;
   await db.destroy();
 
-  const env = { DATABASE_URL: url, DB_POOL_MAX: POOL };
-  // Rate limiting off: 50 connections on one key would meet the BUSINESS limit within a second.
-  const oursEnv = {
-    ...env, NODE_ENV: 'production', LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '0',
-    SESSION_SECRET: randomBytes(32).toString('hex'), TOKEN_SECRET: randomBytes(32).toString('hex'),
-  };
+  const env = { DATABASE_URL: url, DB_POOL_MAX: BENCH_POOL_MAX };
+  const oursEnv = serviceEnv(url);
   const c = 50;
   const bodies = (make: (i: number) => unknown) => Array.from({ length: 5000 }, (_, i) => JSON.stringify(make(i)));
   const runTag = Date.now() % 1_000_000;
@@ -117,7 +111,7 @@ async function main(): Promise<void> {
 
   const ratio = (a: number, b: number) => (b > 0 ? (a / b).toFixed(2) : '-');
   const body = [
-    `${quick ? 'Quick run' : 'Full run'}: ${machineLine(pgVersion)}; workspaces of ${PLAN.large} and ${PLAN.others.join(', ')} leads; ${PLAN.warmup} s warm-up, ${PLAN.seconds} s counted per case; DB_POOL_MAX=${POOL} for every server; ours compiled (as npm run build does) with NODE_ENV=production and its request log on at info (to /dev/null); the other servers under tsx.`,
+    `${quick ? 'Quick run' : 'Full run'}: ${machineLine(pgVersion)}; workspaces of ${PLAN.large} and ${PLAN.others.join(', ')} leads; ${PLAN.warmup} s warm-up, ${PLAN.seconds} s counted per case; DB_POOL_MAX=${BENCH_POOL_MAX} for every server; ours compiled (as npm run build does) with NODE_ENV=production and its request log on at info (to /dev/null); the other servers under tsx.`,
     '', table(rows), '',
     `- ours getById / ceiling: **${ratio(ours.getById.rps, ceiling.rps)}x** (target >= 0.9); server CPU per request: ours ${ours.getById.serverCpuUsPerRequest} us, ceiling ${ceiling.serverCpuUsPerRequest} us, peer ${peer.serverCpuUsPerRequest} us (**${ratio(ours.getById.serverCpuUsPerRequest ?? 0, ceiling.serverCpuUsPerRequest ?? 0)}x** the ceiling's; target <= 1.1)`,
     `- ours getById / tRPC peer: **${ratio(ours.getById.rps, peer.rps)}x** (target >= 1.6)`,

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { openBenchDatabase, DEFAULT_BENCH_URL } from './lib/dataset';
-import { startServer, buildService, runCannon } from './lib/processes';
+import { startServer, buildService, runCannon, serviceEnv } from './lib/processes';
 import { machineLine } from './lib/report';
 import { createDb, type Db } from '../src/db/knex';
 import * as orgsQueries from '../src/db/queries/orgs.queries';
@@ -98,10 +98,7 @@ async function createRates(db: Db): Promise<{ endpoints: number; rps: number; p5
   const subscribed = await freshWorkspace(db, 'bench webhooks outbox 3');
   for (let i = 0; i < 3; i++) await addEndpoint(db, subscribed.orgId, subscribed.keyId, receiver.url);
   // No worker delivers meanwhile (DATABASE_URL set: not in process): only the write's cost is measured.
-  const env = {
-    DATABASE_URL: url, DB_POOL_MAX: '10', NODE_ENV: 'production', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0',
-    SESSION_SECRET: randomBytes(32).toString('hex'), TOKEN_SECRET: randomBytes(32).toString('hex'),
-  };
+  const env = serviceEnv(url, 'warn');
   const server = await startServer('ours', [buildService()], env);
   const rows = [];
   try {

@@ -1,4 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { createServer, connect } from 'node:net';
 import { existsSync, readFileSync, readdirSync, openSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -45,6 +46,21 @@ export function buildService(): string {
   const entry = resolve(outDir, 'src/index.js');
   if (!existsSync(entry)) throw new Error(`build produced no ${entry}`);
   return entry;
+}
+
+/** The pool size of every benchmark server, ours and the ceilings alike. */
+export const BENCH_POOL_MAX = '10';
+
+/**
+ * The environment of the compiled service in every benchmark: production, its request log at
+ * `logLevel` (to /dev/null), fresh secrets, and rate limiting off (50 connections on one key would
+ * meet the BUSINESS limit within a second).
+ */
+export function serviceEnv(databaseUrl: string, logLevel: 'info' | 'warn' = 'info'): Record<string, string> {
+  return {
+    DATABASE_URL: databaseUrl, DB_POOL_MAX: BENCH_POOL_MAX, NODE_ENV: 'production', LOG_LEVEL: logLevel, RATE_LIMIT_PER_MINUTE: '0',
+    SESSION_SECRET: randomBytes(32).toString('hex'), TOKEN_SECRET: randomBytes(32).toString('hex'),
+  };
 }
 
 /** Starts `node <args>` as its own process on a loopback port; its output goes to /dev/null. */

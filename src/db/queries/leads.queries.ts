@@ -291,8 +291,8 @@ async function pageRows<Row>(
   const query = as === 'json' ? pageAsJson(db, page, position.pageSize, total) : withTotalColumn(db, page, total);
   // Prepared only where every call costs about the same: first pages and keyset pages. A search's
   // plan depends on its term, and an OFFSET's cost grows with it: after a few deep pages
-  // PostgreSQL would switch the statement to a generic plan, which cannot see the LIMIT and goes
-  // parallel for a 101-row page. Those are planned on every call.
+  // PostgreSQL would switch the statement to a generic plan, which cannot see the OFFSET (a
+  // parameter) and went parallel for a 101-row page. Those are planned on every call.
   const result: unknown = await (filters.search || offset > 0 ? query : prepared(db, query));
   return (Array.isArray(result) ? result : (result as { rows: Row[] }).rows) as Row[];
 }
