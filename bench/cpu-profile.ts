@@ -1,9 +1,8 @@
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openBenchDatabase, ensureWorkspace, createBenchKey, sampleOf, DEFAULT_BENCH_URL } from './lib/dataset';
+import { openBenchDatabase, ensureWorkspace, createBenchKey, sampleOf, DEFAULT_BENCH_URL, writesWorkspaceId } from './lib/dataset';
 import { startServer, buildService, runCannon, serviceEnv } from './lib/processes';
-import * as orgsQueries from '../src/db/queries/orgs.queries';
 import type { CannonJob } from './lib/cannon';
 
 // `npx tsx bench/cpu-profile.ts <getById|list|create> [rate] [connections]`: runs the compiled
@@ -59,9 +58,7 @@ async function main(): Promise<void> {
   const large = await ensureWorkspace(db, 'bench large 1000000', 1_000_000);
   const key = await createBenchKey(db, large.orgId);
   const sample = await sampleOf(db, large.orgId);
-  // Creates go to a workspace of their own, so the large one keeps its size (as in npm run bench).
-  const writes = (await db('organisations').where({ name: 'bench writes' }).first('id'))?.id
-    ?? (await orgsQueries.create(db, { name: 'bench writes', tier: 'BUSINESS', features: ['DEVELOPER_API'] })).id;
+  const writes = await writesWorkspaceId(db);
   const writesKey = await createBenchKey(db, writes);
   await db.destroy();
   const dir = mkdtempSync(join(tmpdir(), 'wsapi-cpu-'));

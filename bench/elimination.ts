@@ -1,4 +1,4 @@
-import { openBenchDatabase, ensureWorkspace, createBenchKey, sampleOf, DEFAULT_BENCH_URL } from './lib/dataset';
+import { openBenchDatabase, ensureWorkspace, createBenchKey, sampleOf, DEFAULT_BENCH_URL, postgresVersion } from './lib/dataset';
 import { startServer, buildService, runCannon, serviceEnv, BENCH_POOL_MAX } from './lib/processes';
 import { machineLine } from './lib/report';
 import type { CannonJob } from './lib/cannon';
@@ -24,7 +24,7 @@ async function main(): Promise<void> {
   const large = await ensureWorkspace(db, 'bench large 1000000', 1_000_000);
   const key = await createBenchKey(db, large.orgId);
   const sample = await sampleOf(db, large.orgId);
-  const pgVersion = (await db.raw('select version() as v')).rows[0].v as string;
+  const pgVersion = await postgresVersion(db);
   await db.destroy();
 
   const env = { DATABASE_URL: url, DB_POOL_MAX: BENCH_POOL_MAX };

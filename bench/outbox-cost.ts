@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
-import { openBenchDatabase, DEFAULT_BENCH_URL } from './lib/dataset';
+import { openBenchDatabase, DEFAULT_BENCH_URL, postgresVersion } from './lib/dataset';
 import { startServer, buildService, runCannon, serviceEnv } from './lib/processes';
 import { machineLine } from './lib/report';
 import type { Db } from '../src/db/knex';
@@ -74,7 +74,7 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 async function main(): Promise<void> {
   if (!baselineEntry) throw new Error('give --baseline-entry <a build from before the outbox>/src/index.js (see the comment at the top)');
   const db = await openBenchDatabase(url);
-  const pgVersion = (await db.raw('select version() as v')).rows[0].v as string;
+  const pgVersion = await postgresVersion(db);
   const cases = [
     { name: 'before the outbox (bbbba39)', entry: baselineEntry, url: baselineUrl, endpoints: 0 },
     { name: 'outbox, 0 subscribed endpoints', entry: buildService(), url, endpoints: 0 },

@@ -1,7 +1,6 @@
-import { openBenchDatabase, ensureWorkspace, createBenchKey, sampleOf, DEFAULT_BENCH_URL } from './lib/dataset';
+import { openBenchDatabase, ensureWorkspace, createBenchKey, sampleOf, DEFAULT_BENCH_URL, writesWorkspaceId, postgresVersion } from './lib/dataset';
 import { startServer, buildService, runCannon, serviceEnv, BENCH_POOL_MAX } from './lib/processes';
 import { machineLine } from './lib/report';
-import * as orgsQueries from '../src/db/queries/orgs.queries';
 import type { CannonJob, CannonResult } from './lib/cannon';
 
 // `npx tsx bench/ratios.ts [--rounds 3] [--baseline-entry DIR/src/index.js]`: the issue's ratio
@@ -26,12 +25,11 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 async function main(): Promise<void> {
   const db = await openBenchDatabase(url);
   const large = await ensureWorkspace(db, 'bench large 1000000', 1_000_000);
-  const writes = (await db('organisations').where({ name: 'bench writes' }).first('id'))?.id
-    ?? (await orgsQueries.create(db, { name: 'bench writes', tier: 'BUSINESS', features: ['DEVELOPER_API'] })).id;
+  const writes = await writesWorkspaceId(db);
   const key = await createBenchKey(db, large.orgId);
   const writeKey = await createBenchKey(db, writes);
   const sample = await sampleOf(db, large.orgId);
-  const pgVersion = (await db.raw('select version() as v')).rows[0].v as string;
+  const pgVersion = await postgresVersion(db);
   await db.destroy();
 
   const env = { DATABASE_URL: url, DB_POOL_MAX: BENCH_POOL_MAX };

@@ -1,6 +1,5 @@
 import { resolve } from 'node:path';
-import * as orgsQueries from '../src/db/queries/orgs.queries';
-import { openBenchDatabase, ensureWorkspace, createBenchKey, sampleOf, DEFAULT_BENCH_URL, type BenchWorkspace } from './lib/dataset';
+import { openBenchDatabase, ensureWorkspace, createBenchKey, sampleOf, DEFAULT_BENCH_URL, type BenchWorkspace, writesWorkspaceId, postgresVersion } from './lib/dataset';
 import { startServer, buildService, runCannon, sampleRss, serviceEnv, BENCH_POOL_MAX, type RunningServer } from './lib/processes';
 import { walk, supportsCursor, type WalkResult } from './lib/walk';
 import { table, walkLine, machineLine, appendRun, type Row } from './lib/report';
@@ -41,14 +40,12 @@ async function main(): Promise<void> {
   const large = await ensureWorkspace(db, `bench large ${PLAN.large}`, PLAN.large);
   const others: BenchWorkspace[] = [];
   for (const [i, n] of PLAN.others.entries()) others.push(await ensureWorkspace(db, `bench other ${i + 1} ${n}`, n));
-  // Writes go to their own workspace, so the read workspaces keep their sizes between runs.
-  const writes = (await db('organisations').where({ name: 'bench writes' }).first('id'))?.id
-    ?? (await orgsQueries.create(db, { name: 'bench writes', tier: 'BUSINESS', features: ['DEVELOPER_API'] })).id;
+  const writes = await writesWorkspaceId(db);
   const key = await createBenchKey(db, large.orgId);
   const walkKey = await createBenchKey(db, others[0]!.orgId);
   const writeKey = await createBenchKey(db, writes);
   const sample = await sampleOf(db, large.orgId);
-  const pgVersion = (await db.raw('select version() as v')).rows[0].v as string;
+  const pgVersion = await postgresVersion(db);
   await db.destroy();
 
   const env = { DATABASE_URL: url, DB_POOL_MAX: BENCH_POOL_MAX };

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { openBenchDatabase, DEFAULT_BENCH_URL } from './lib/dataset';
+import { openBenchDatabase, DEFAULT_BENCH_URL, postgresVersion } from './lib/dataset';
 import { startServer, buildService, runCannon, serviceEnv } from './lib/processes';
 import { machineLine } from './lib/report';
 import { createDb, type Db } from '../src/db/knex';
@@ -126,7 +126,7 @@ async function createRates(db: Db): Promise<{ endpoints: number; rps: number; p5
 
 async function main(): Promise<void> {
   const db = await openBenchDatabase(url);
-  const pgVersion = (await db.raw('select version() as v')).rows[0].v as string;
+  const pgVersion = await postgresVersion(db);
   process.stderr.write(`delivering a backlog of ${BACKLOG}\n`);
   const deliveries = [await deliveryRate(db, 8), await deliveryRate(db, 32)];
   process.stderr.write('measuring leads.create with 0 and 3 endpoints\n');

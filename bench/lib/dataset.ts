@@ -50,6 +50,17 @@ export async function ensureWorkspace(db: Db, name: string, leads: number): Prom
   return { orgId: org.id, leads, loadedSeconds: result.seconds };
 }
 
+/** The workspace creates are written to (made on first use), so the read workspaces keep their sizes between runs. */
+export async function writesWorkspaceId(db: Db): Promise<string> {
+  const found = await db('organisations').where({ name: 'bench writes' }).first('id');
+  return found?.id ?? (await orgsQueries.create(db, { name: 'bench writes', tier: 'BUSINESS', features: ['DEVELOPER_API'] })).id;
+}
+
+/** The server's `version()`, for the machine line of a report. */
+export async function postgresVersion(db: Db): Promise<string> {
+  return (await db.raw('select version() as v')).rows[0].v as string;
+}
+
 /** A fresh key with every scope, for the service's own cases. */
 export async function createBenchKey(db: Db, orgId: string): Promise<string> {
   const issued = await issueApiKey(db, knownScopes(), { orgId, name: `bench ${new Date().toISOString()}`, scopes: [...knownScopes()], expiresAt: null });
