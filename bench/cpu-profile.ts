@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openBenchDatabase, ensureWorkspace, createBenchKey, sampleOf, DEFAULT_BENCH_URL, writesWorkspaceId } from './lib/dataset';
-import { startServer, buildService, runCannon, serviceEnv } from './lib/processes';
+import { startServer, buildService, runCannon, serviceEnv, serviceArgs } from './lib/processes';
 import type { CannonJob } from './lib/cannon';
 
 // `npx tsx bench/cpu-profile.ts <getById|list|create> [rate] [connections]`: runs the compiled
@@ -62,7 +62,7 @@ async function main(): Promise<void> {
   const writesKey = await createBenchKey(db, writes);
   await db.destroy();
   const dir = mkdtempSync(join(tmpdir(), 'wsapi-cpu-'));
-  const server = await startServer('ours', ['--cpu-prof', `--cpu-prof-dir=${dir}`, buildService()], serviceEnv(url));
+  const server = await startServer('ours', ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...serviceArgs(buildService())], serviceEnv(url));
   const seconds = 10;
   const tag = Date.now() % 1_000_000;
   const job: Omit<CannonJob, 'connections' | 'rate' | 'warmupSeconds' | 'seconds'> = which === 'create'

@@ -1,5 +1,5 @@
 import { openBenchDatabase, ensureWorkspace, createBenchKey, sampleOf, DEFAULT_BENCH_URL, postgresVersion } from './lib/dataset';
-import { startServer, buildService, runCannon, serviceEnv, BENCH_POOL_MAX } from './lib/processes';
+import { startServer, buildService, runCannon, serviceEnv, serviceArgs, BENCH_POOL_MAX } from './lib/processes';
 import { machineLine } from './lib/report';
 import type { CannonJob } from './lib/cannon';
 
@@ -45,13 +45,13 @@ async function main(): Promise<void> {
     composed('app', 'createApp: the dispatcher and every router, no statement timeout'),
     composed('app:log-sync', 'createApp, log lines written synchronously'),
     composed('app:log-buffered', 'createApp, log lines buffered to 4 KB'),
-    { name: 'ours', holds: 'the compiled service (index.ts: statement timeout, key-change listener)', args: [ours], env: oursEnv, job: getById },
-    { name: 'ours LOG_LEVEL=warn', holds: 'the same without request log lines', args: [ours], env: { ...oursEnv, LOG_LEVEL: 'warn' }, job: getById },
+    { name: 'ours', holds: 'the compiled service (index.ts: statement timeout, key-change listener)', args: serviceArgs(ours), env: oursEnv, job: getById },
+    { name: 'ours LOG_LEVEL=warn', holds: 'the same without request log lines', args: serviceArgs(ours), env: { ...oursEnv, LOG_LEVEL: 'warn' }, job: getById },
     { ...composed('static-page', 'a 47 KB list-sized answer from memory (no database)'), job: (b) => ({ url: `${b}/api/v1/rpc/static` }) },
     ...(baselineEntry
       ? [
-        { name: 'list ours', holds: 'REST first page, pageSize 100, this build', args: [ours], env: oursEnv, job: list },
-        { name: 'list baseline', holds: 'the same, the baseline build', args: [baselineEntry], env: oursEnv, job: list },
+        { name: 'list ours', holds: 'REST first page, pageSize 100, this build', args: serviceArgs(ours), env: oursEnv, job: list },
+        { name: 'list baseline', holds: 'the same, the baseline build', args: serviceArgs(baselineEntry), env: oursEnv, job: list },
       ]
       : []),
   ];

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import { openBenchDatabase, DEFAULT_BENCH_URL, postgresVersion } from './lib/dataset';
-import { startServer, buildService, runCannon, serviceEnv } from './lib/processes';
+import { startServer, buildService, runCannon, serviceEnv, serviceArgs } from './lib/processes';
 import { machineLine } from './lib/report';
 import type { Db } from '../src/db/knex';
 import * as orgsQueries from '../src/db/queries/orgs.queries';
@@ -39,7 +39,7 @@ async function workspace(db: Db, name: string, endpoints: number) {
 
 async function measure(entry: string, databaseUrl: string, key: string) {
   const env = serviceEnv(databaseUrl, 'warn');
-  const server = await startServer(entry, [entry], env);
+  const server = await startServer(entry, serviceArgs(entry), env);
   try {
     const tag = randomBytes(3).toString('hex');
     const bodies = Array.from({ length: 5000 }, (_, i) => JSON.stringify({ json: { name: `Outbox ${tag}-${i}`, phone: `+447400${String(i).padStart(6, '0')}` } }));

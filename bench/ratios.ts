@@ -1,5 +1,5 @@
 import { openBenchDatabase, ensureWorkspace, createBenchKey, sampleOf, DEFAULT_BENCH_URL, writesWorkspaceId, postgresVersion } from './lib/dataset';
-import { startServer, buildService, runCannon, serviceEnv, BENCH_POOL_MAX } from './lib/processes';
+import { startServer, buildService, runCannon, serviceEnv, serviceArgs, BENCH_POOL_MAX } from './lib/processes';
 import { machineLine } from './lib/report';
 import type { CannonJob, CannonResult } from './lib/cannon';
 
@@ -51,14 +51,14 @@ async function main(): Promise<void> {
   const servers: Server[] = [
     { name: 'getById ceiling', args: tsx('bench/servers/ceiling.ts'), env, job: (b) => ({ url: `${b}/leads/${large.orgId}/${sample.leadId}` }) },
     { name: 'getById peer', args: tsx('bench/servers/trpc-peer.ts'), env, job: (b) => ({ url: `${b}/trpc/leads.getById?input=${encodeURIComponent(JSON.stringify({ json: { orgId: large.orgId, id: sample.leadId } }))}` }) },
-    { name: 'getById ours', args: [ours], env: oursEnv, job: getById },
-    ...(baselineEntry ? [{ name: 'getById baseline', args: [baselineEntry], env: oursEnv, job: getById }] : []),
+    { name: 'getById ours', args: serviceArgs(ours), env: oursEnv, job: getById },
+    ...(baselineEntry ? [{ name: 'getById baseline', args: serviceArgs(baselineEntry), env: oursEnv, job: getById }] : []),
     ...[['create insert ceiling', '1'], ['create insert ceiling without events', '0']].map(([name, withEvents]) => ({
       name: name!, args: tsx('bench/servers/insert-ceiling.ts'), env: { ...env, WITH_EVENTS: withEvents! },
       job: (b: string): Job => ({ url: `${b}/leads/${writes}`, method: 'POST', bodies: creates(false), headers: { 'content-type': 'application/json' } }),
     })),
-    { name: 'create ours', args: [ours], env: oursEnv, job: create },
-    ...(baselineEntry ? [{ name: 'create baseline', args: [baselineEntry], env: oursEnv, job: create }] : []),
+    { name: 'create ours', args: serviceArgs(ours), env: oursEnv, job: create },
+    ...(baselineEntry ? [{ name: 'create baseline', args: serviceArgs(baselineEntry), env: oursEnv, job: create }] : []),
   ];
 
   const results = new Map<string, CannonResult[]>(servers.map((s) => [s.name, []]));

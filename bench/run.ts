@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { openBenchDatabase, ensureWorkspace, createBenchKey, sampleOf, DEFAULT_BENCH_URL, type BenchWorkspace, writesWorkspaceId, postgresVersion } from './lib/dataset';
-import { startServer, buildService, runCannon, sampleRss, serviceEnv, BENCH_POOL_MAX, type RunningServer } from './lib/processes';
+import { startServer, buildService, runCannon, sampleRss, serviceEnv, serviceArgs, BENCH_POOL_MAX, type RunningServer } from './lib/processes';
 import { walk, supportsCursor, type WalkResult } from './lib/walk';
 import { table, walkLine, machineLine, appendRun, type Row } from './lib/report';
 import type { CannonJob } from './lib/cannon';
@@ -79,7 +79,7 @@ async function main(): Promise<void> {
   let rssMb = 0;
   let ours = { getById: ceiling, create: insertCeiling };
   let oursAtRate = undefined as Awaited<ReturnType<typeof measure>> | undefined;
-  await withServer('ours', [buildService()], oursEnv, async (s) => {
+  await withServer('ours', serviceArgs(buildService()), oursEnv, async (s) => {
     const rss = sampleRss(s.pid);
     const getByIdUrl = rpcGet(s.baseUrl, 'leads.getById', { id: sample.leadId });
     const getById = await measure('ours: GET rpc leads.getById', { url: getByIdUrl, headers: auth, connections: c }, 'p99', s.pid);
@@ -108,7 +108,7 @@ async function main(): Promise<void> {
 
   const ratio = (a: number, b: number) => (b > 0 ? (a / b).toFixed(2) : '-');
   const body = [
-    `${quick ? 'Quick run' : 'Full run'}: ${machineLine(pgVersion)}; workspaces of ${PLAN.large} and ${PLAN.others.join(', ')} leads; ${PLAN.warmup} s warm-up, ${PLAN.seconds} s counted per case; DB_POOL_MAX=${BENCH_POOL_MAX} for every server; ours compiled (as npm run build does) with NODE_ENV=production and its request log on at info (to /dev/null); the other servers under tsx.`,
+    `${quick ? 'Quick run' : 'Full run'}: ${machineLine(pgVersion)}; workspaces of ${PLAN.large} and ${PLAN.others.join(', ')} leads; ${PLAN.warmup} s warm-up, ${PLAN.seconds} s counted per case; DB_POOL_MAX=${BENCH_POOL_MAX} for every server; ours compiled (as npm run build does) and started with start:prod's node flags (${serviceArgs('').slice(0, -1).join(' ') || 'none'}), with NODE_ENV=production and its request log on at info (to /dev/null); the other servers under tsx.`,
     '', table(rows), '',
     `- ours getById / ceiling: **${ratio(ours.getById.rps, ceiling.rps)}x** (target >= 0.9); server CPU per request: ours ${ours.getById.serverCpuUsPerRequest} us, ceiling ${ceiling.serverCpuUsPerRequest} us, peer ${peer.serverCpuUsPerRequest} us (**${ratio(ours.getById.serverCpuUsPerRequest ?? 0, ceiling.serverCpuUsPerRequest ?? 0)}x** the ceiling's; target <= 1.1)`,
     `- ours getById / tRPC peer: **${ratio(ours.getById.rps, peer.rps)}x** (target >= 1.6)`,

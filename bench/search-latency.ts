@@ -1,5 +1,5 @@
 import { openBenchDatabase, ensureWorkspace, createBenchKey, sampleOf, DEFAULT_BENCH_URL } from './lib/dataset';
-import { startServer, buildService, runCannon, serviceEnv } from './lib/processes';
+import { startServer, buildService, runCannon, serviceEnv, serviceArgs } from './lib/processes';
 
 // `npx tsx bench/search-latency.ts [rounds]`: only the list's search cases of `npm run bench`, on
 // its million-lead workspace, at 1 connection (the latency targets) and at 50 (throughput), in
@@ -13,7 +13,7 @@ async function main(): Promise<void> {
   const key = await createBenchKey(db, large.orgId);
   const sample = await sampleOf(db, large.orgId);
   await db.destroy();
-  const server = await startServer('ours', [buildService()], serviceEnv(url));
+  const server = await startServer('ours', serviceArgs(buildService()), serviceEnv(url));
   try {
     const cases: [string, string][] = [['common "Patel" (~2.5%)', 'Patel'], [`rare "${sample.rareTerm}"`, sample.rareTerm], [`phone "${sample.phoneFragment}"`, sample.phoneFragment]];
     const headers = { Authorization: `Bearer ${key}` };

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { openBenchDatabase, DEFAULT_BENCH_URL, postgresVersion } from './lib/dataset';
-import { startServer, buildService, runCannon, serviceEnv } from './lib/processes';
+import { startServer, buildService, runCannon, serviceEnv, serviceArgs } from './lib/processes';
 import { machineLine } from './lib/report';
 import { createDb, type Db } from '../src/db/knex';
 import * as orgsQueries from '../src/db/queries/orgs.queries';
@@ -99,7 +99,7 @@ async function createRates(db: Db): Promise<{ endpoints: number; rps: number; p5
   for (let i = 0; i < 3; i++) await addEndpoint(db, subscribed.orgId, subscribed.keyId, receiver.url);
   // No worker delivers meanwhile (DATABASE_URL set: not in process): only the write's cost is measured.
   const env = serviceEnv(url, 'warn');
-  const server = await startServer('ours', [buildService()], env);
+  const server = await startServer('ours', serviceArgs(buildService()), env);
   const rows = [];
   try {
     // Alternated twice, so neither side is always measured on the larger tables.

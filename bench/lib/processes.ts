@@ -48,6 +48,17 @@ export function buildService(): string {
   return entry;
 }
 
+/**
+ * `node`'s arguments to run the compiled service at `entry` as production runs it: the node flags
+ * of `npm run start:prod` (the Dockerfile's CMD is the same command; a test holds them equal).
+ */
+export function serviceArgs(entry: string): string[] {
+  const { scripts } = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  const [command, ...words] = (scripts['start:prod'] ?? '').split(/\s+/);
+  if (command !== 'node' || words.at(-1) !== 'dist/src/index.js') throw new Error('start:prod is not `node [flags] dist/src/index.js`');
+  return [...words.slice(0, -1), entry];
+}
+
 /** The pool size of every benchmark server, ours and the ceilings alike. */
 export const BENCH_POOL_MAX = '10';
 
