@@ -181,6 +181,16 @@ describeOnRealPostgres('leads list query plans (EXPLAIN on real PostgreSQL)', ()
     expect(nodes.find((n) => n['Index Name'] === 'contacts_pkey')?.['Actual Loops']).toBe(101);
   });
 
+  it('sorts a rarer term\'s matches from leads alone, joining contacts only for the rows sent', async () => {
+    // 'company 499' is in 120 of the workspace's 60,000 leads: read by the trigram index and sorted.
+    const plan = await planOf({ search: toSearchTerm('company 499') }, pageQuery, { analyze: true });
+    const nodes = nodesOf(plan);
+
+    expect(nodes.map((n) => `${n['Node Type']} ${n['Index Name']}`)).toContain('Bitmap Index Scan leads_contact_search_trgm_idx');
+    // Joined before the sort, every match cost a contact lookup (120); the page needs 101.
+    expect(nodes.find((n) => n['Index Name'] === 'contacts_pkey')?.['Actual Loops']).toBe(101);
+  });
+
   it('finds a phone fragment typed with spaces and a trunk 0 by the digits trigram index on leads', async () => {
     // Lead 1234's phone is +4420 and (1234 * 7919) % 10^8 = 09772046.
     const used = await indexesUsed({ search: toSearchTerm('020 0977 2046') }, countQuery, { page: 2 });
