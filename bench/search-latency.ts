@@ -1,9 +1,11 @@
 import { openBenchDatabase, ensureWorkspace, createBenchKey, sampleOf, DEFAULT_BENCH_URL } from './lib/dataset';
 import { startServer, buildService, runCannon, serviceEnv, serviceArgs } from './lib/processes';
+import { getPage, walk } from './lib/walk';
 
 // `npx tsx bench/search-latency.ts [rounds]`: only the list's search cases of `npm run bench`, on
 // its million-lead workspace, at 1 connection (the latency targets) and at 50 (throughput), in
-// `rounds` rounds against one running server, so a change to search can be measured in minutes.
+// `rounds` rounds against one running server, then a cursor walk of every lead matching the
+// common term, so a change to search can be measured in minutes.
 const rounds = Number(process.argv[2] ?? 3);
 const url = process.env.BENCH_DATABASE_URL ?? DEFAULT_BENCH_URL;
 
@@ -27,6 +29,10 @@ async function main(): Promise<void> {
         }
       }
     }
+    // A program reading every match of the common term: its pages after the first are keyset pages.
+    const { total } = (await getPage(server.baseUrl, key, { search: 'Patel', pageSize: '1' })).pagination;
+    const walked = await walk(server.baseUrl, key, total, 'cursor', 300, { search: 'Patel' });
+    process.stdout.write(`\ncursor walk of the ${total} leads matching "Patel": ${walked.pages} pages in ${walked.seconds} s, every id exactly once: ${walked.everyIdOnce ? 'yes' : 'no'}\n`);
   } finally {
     await server.stop();
   }

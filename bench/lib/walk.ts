@@ -12,7 +12,7 @@ interface ListBody {
   pagination: { total: number; hasNextPage: boolean; nextCursor?: string | null };
 }
 
-async function getPage(baseUrl: string, key: string, query: Record<string, string>): Promise<ListBody> {
+export async function getPage(baseUrl: string, key: string, query: Record<string, string>): Promise<ListBody> {
   const res = await fetch(`${baseUrl}/api/v1/leads?${new URLSearchParams(query)}`, { headers: { Authorization: `Bearer ${key}` } });
   if (res.status !== 200) throw new Error(`GET /api/v1/leads ${JSON.stringify(query)} answered ${res.status}: ${await res.text()}`);
   return (await res.json()) as ListBody;
@@ -24,8 +24,10 @@ export async function supportsCursor(baseUrl: string, key: string): Promise<bool
   return 'nextCursor' in body.pagination;
 }
 
-/** Bounded: at most `expected / 100 + 2` pages and `maxSeconds` seconds. */
-export async function walk(baseUrl: string, key: string, expected: number, mode: 'page' | 'cursor', maxSeconds: number): Promise<WalkResult> {
+/** Bounded: at most `expected / 100 + 2` pages and `maxSeconds` seconds; `filters` go on every page's query. */
+export async function walk(
+  baseUrl: string, key: string, expected: number, mode: 'page' | 'cursor', maxSeconds: number, filters: Record<string, string> = {},
+): Promise<WalkResult> {
   const started = performance.now();
   const seen = new Set<string>();
   let duplicates = 0;
@@ -34,7 +36,7 @@ export async function walk(baseUrl: string, key: string, expected: number, mode:
   const maxPages = Math.ceil(expected / 100) + 2;
   for (let page = 1; pages < maxPages; page += 1) {
     if ((performance.now() - started) / 1000 > maxSeconds) break;
-    const query: Record<string, string> = { pageSize: '100' };
+    const query: Record<string, string> = { ...filters, pageSize: '100' };
     if (mode === 'page') query.page = String(page);
     else if (cursor) query.cursor = cursor;
     const body = await getPage(baseUrl, key, query);

@@ -4,6 +4,7 @@ import * as leadsQueries from '../../src/db/queries/leads.queries';
 import type { LeadListFilters } from '../../src/db/queries/leads.queries';
 import { toSearchTerm } from '../../src/domain/phone';
 import type { Db } from '../../src/db/knex';
+import type { LeadSortKey } from '../../src/db/lead-cursor';
 
 interface PlanNode {
   'Node Type': string;
@@ -66,13 +67,13 @@ describeOnRealPostgres('leads list query plans (EXPLAIN on real PostgreSQL)', ()
   async function planOf(
     filters: LeadListFilters,
     pick: (sql: string) => boolean,
-    options: { page?: number; analyze?: boolean } = {},
+    options: { page?: number; analyze?: boolean; after?: LeadSortKey } = {},
   ): Promise<PlanNode> {
     const seen: { sql: string; bindings: unknown[] }[] = [];
     const record = (q: { sql: string; bindings: unknown[] }) => seen.push(q);
     db.on('query', record);
     try {
-      await leadsQueries.listAsJson(db, orgId, filters, { page: options.page ?? 1, pageSize: 100 });
+      await leadsQueries.listAsJson(db, orgId, filters, options.after ? { after: options.after, pageSize: 100 } : { page: options.page ?? 1, pageSize: 100 });
     } finally {
       db.removeListener('query', record);
     }
@@ -189,6 +190,17 @@ describeOnRealPostgres('leads list query plans (EXPLAIN on real PostgreSQL)', ()
     expect(nodes.map((n) => `${n['Node Type']} ${n['Index Name']}`)).toContain('Bitmap Index Scan leads_contact_search_trgm_idx');
     // Joined before the sort, every match cost a contact lookup (120); the page needs 101.
     expect(nodes.find((n) => n['Index Name'] === 'contacts_pkey')?.['Actual Loops']).toBe(101);
+  });
+
+  it('joins contacts only for the rows sent on a search\'s cursor page too', async () => {
+    // 'company 49' is in 1,320 leads (companies 49 and 490-499); the page after the first 100.
+    const filters = { search: toSearchTerm('company 49') };
+    const { next } = await leadsQueries.listAsJson(db, orgId, filters, { page: 1, pageSize: 100 });
+    const plan = await planOf(filters, pageQuery, { analyze: true, after: next! });
+    const contactLookups = nodesOf(plan).filter((n) => n['Index Name'] === 'contacts_pkey').map((n) => n['Actual Loops']);
+
+    // The page is joined once, after its three key ranges are merged.
+    expect(contactLookups).toEqual([101]);
   });
 
   it('finds a phone fragment typed with spaces and a trunk 0 by the digits trigram index on leads', async () => {

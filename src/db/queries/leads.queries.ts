@@ -272,24 +272,25 @@ async function pageRows<Row>(
   // generic plan cannot see it, costs the page as a tenth of the workspace, and so re-plans every
   // call of the prepared statement (planning was as long as running a first page).
   const inOrder = (query: Knex.QueryBuilder) => query.orderByRaw(listOrderOf('l')).limit(position.pageSize + 1, { skipBinding: true });
-  // Leads joined to their contacts as the filter's index is read: the cheapest way when nothing is skipped.
-  const rows = (narrow: (q: Knex.QueryBuilder) => void = () => {}) => {
-    const query = applyFilters(leadsWithContacts(db, orgId), filters).select(SELECT);
+  /** The filtered `columns` of `from()` in the list's order, narrowed further by `narrow`. */
+  const filtered = (from: () => Knex.QueryBuilder, columns: readonly string[]) => (narrow: (q: Knex.QueryBuilder) => void = () => {}) => {
+    const query = applyFilters(from(), filters).select(columns);
     narrow(query);
     return inOrder(query);
   };
+  // Leads joined to their contacts as the filter's index is read: the cheapest way when nothing is skipped.
+  const rows = filtered(() => leadsWithContacts(db, orgId), SELECT);
+  // A deferred join: the page's keys come from leads alone, and only the rows sent are joined to
+  // leads and contacts. An OFFSET then skips entries of the filter's index (it holds every sort
+  // column): joined while skipping, page 1000 of a million leads read 500,000 contact index
+  // pages. A search filters on the lead's own row: when its matches are read by the trigram
+  // index and sorted, joined first they cost a contact lookup each (25,000 for a common term).
+  const keys = filtered(() => leadsOf(db, orgId), ['l.id', 'l.next_call_at', 'l.created_at']);
   const offset = 'after' in position ? 0 : offsetOf(position);
   let page: Knex.QueryBuilder | Knex.Raw;
-  if ('after' in position) page = afterKey(db, position, rows);
+  if ('after' in position) page = filters.search ? leadsOfPage(db, orgId, afterKey(db, position, keys)) : afterKey(db, position, rows);
   else if (offset === 0 && !filters.search) page = rows();
-  else {
-    // A deferred join: the page's keys come from leads alone, and only the rows sent are joined to
-    // leads and contacts. An OFFSET then skips entries of the filter's index (it holds every sort
-    // column): joined while skipping, page 1000 of a million leads read 500,000 contact index
-    // pages. A search filters on the lead's own row: when its matches are read by the trigram
-    // index and sorted, joined first they cost a contact lookup each (25,000 for a common term).
-    page = leadsOfPage(db, orgId, inOrder(applyFilters(leadsOf(db, orgId), filters).select('l.id', 'l.next_call_at', 'l.created_at')).offset(offset));
-  }
+  else page = leadsOfPage(db, orgId, keys().offset(offset));
   const query = as === 'json' ? pageAsJson(db, page, position.pageSize, total) : withTotalColumn(db, page, total);
   // Prepared only where every call costs about the same: first pages and keyset pages. A search's
   // plan depends on its term, and an OFFSET's cost grows with it: after a few deep pages
@@ -306,7 +307,7 @@ function withTotalColumn(db: Db, page: Knex.QueryBuilder | Knex.Raw, total: Knex
 }
 
 /** The leads (with their contacts' fields, SELECT's columns) of a page of keys `k`, in the list's order. */
-function leadsOfPage(db: Db, orgId: string, keys: Knex.QueryBuilder) {
+function leadsOfPage(db: Db, orgId: string, keys: Knex.QueryBuilder | Knex.Raw) {
   return db
     .select(SELECT)
     .from(db.raw('(?) as k', [keys]))
