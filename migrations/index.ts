@@ -11,6 +11,7 @@ import * as notifyApiKeyChanges from './20261123160000_notify_api_key_changes';
 import * as createIdempotencyKeys from './20261201120000_create_idempotency_keys';
 import * as createEventsAndWebhooks from './20261202120000_create_events_and_webhooks';
 import * as copyContactSearchToLeads from './20261203120000_copy_contact_search_to_leads';
+import * as leadsSearchStatistics from './20261204120000_leads_search_statistics';
 
 /**
  * Every migration, in order. An explicit list rather than a scanned folder: it works the same
@@ -30,4 +31,5 @@ export const MIGRATIONS = [
   { name: '20261201120000_create_idempotency_keys', module: createIdempotencyKeys },
   { name: '20261202120000_create_events_and_webhooks', module: createEventsAndWebhooks },
   { name: '20261203120000_copy_contact_search_to_leads', module: copyContactSearchToLeads },
+  { name: '20261204120000_leads_search_statistics', module: leadsSearchStatistics },
 ];
