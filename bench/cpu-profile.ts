@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openBenchDatabase, ensureWorkspace, createBenchKey, sampleOf, DEFAULT_BENCH_URL, writesWorkspaceId } from './lib/dataset';
+import { openLargeWorkspace, DEFAULT_BENCH_URL } from './lib/dataset';
 import { startServer, buildService, runCannon, serviceEnv, serviceArgs } from './lib/processes';
 import type { CannonJob } from './lib/cannon';
 
@@ -54,13 +54,8 @@ function selfTimeByGroup(profile: Profile, windowUs: number): [string, number][]
 }
 
 async function main(): Promise<void> {
-  const db = await openBenchDatabase(url);
-  const large = await ensureWorkspace(db, 'bench large 1000000', 1_000_000);
-  const key = await createBenchKey(db, large.orgId);
-  const sample = await sampleOf(db, large.orgId);
-  const writes = await writesWorkspaceId(db);
-  const writesKey = await createBenchKey(db, writes);
-  await db.destroy();
+  const { key, sample, writes: writesWorkspace } = await openLargeWorkspace(url, { writes: true });
+  const { orgId: writes, key: writesKey } = writesWorkspace!;
   const dir = mkdtempSync(join(tmpdir(), 'wsapi-cpu-'));
   const server = await startServer('ours', ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...serviceArgs(buildService())], serviceEnv(url));
   const seconds = 10;

@@ -1,6 +1,6 @@
-import { openBenchDatabase, ensureWorkspace, createBenchKey, sampleOf, DEFAULT_BENCH_URL, postgresVersion } from './lib/dataset';
+import { openLargeWorkspace, DEFAULT_BENCH_URL } from './lib/dataset';
 import { startServer, buildService, runCannon, serviceEnv, serviceArgs, BENCH_POOL_MAX } from './lib/processes';
-import { machineLine } from './lib/report';
+import { machineLine, median } from './lib/report';
 import type { CannonJob } from './lib/cannon';
 
 // `npx tsx bench/elimination.ts [--rounds 3] [--only name,name] [--baseline-entry DIR/src/index.js]`:
@@ -15,17 +15,12 @@ const only = arg('--only')?.split(',');
 const baselineEntry = arg('--baseline-entry');
 const url = process.env.BENCH_DATABASE_URL ?? DEFAULT_BENCH_URL;
 const TIMING = { connections: 50, warmupSeconds: 3, seconds: 6 };
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 interface Server { name: string; holds: string; args: string[]; env: Record<string, string>; job(baseUrl: string): Omit<CannonJob, keyof typeof TIMING> }
 
 async function main(): Promise<void> {
-  const db = await openBenchDatabase(url);
-  const large = await ensureWorkspace(db, 'bench large 1000000', 1_000_000);
-  const key = await createBenchKey(db, large.orgId);
-  const sample = await sampleOf(db, large.orgId);
-  const pgVersion = await postgresVersion(db);
-  await db.destroy();
+  const large = await openLargeWorkspace(url);
+  const { key, sample, pgVersion } = large;
 
   const env = { DATABASE_URL: url, DB_POOL_MAX: BENCH_POOL_MAX };
   const oursEnv = serviceEnv(url);

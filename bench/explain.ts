@@ -9,7 +9,7 @@ import pg from 'pg';
 import { createDb } from '../src/db/knex';
 import * as leadsQueries from '../src/db/queries/leads.queries';
 import { toSearchTerm } from '../src/domain/phone';
-import { DEFAULT_BENCH_URL } from './lib/dataset';
+import { DEFAULT_BENCH_URL, LARGE_WORKSPACE } from './lib/dataset';
 
 async function main(): Promise<void> {
   const url = process.argv[2] ?? process.env.BENCH_DATABASE_URL ?? DEFAULT_BENCH_URL;
@@ -17,7 +17,7 @@ async function main(): Promise<void> {
   // The captured SQL is in pg's native form ($1, $2, ...): explain it on a plain client.
   const client = new pg.Client({ connectionString: url });
   await client.connect();
-  const org = await db('organisations').where({ name: 'bench large 1000000' }).first('id');
+  const org = await db('organisations').where({ name: LARGE_WORKSPACE }).first('id');
   if (!org) throw new Error('no "bench large 1000000" workspace: run npm run bench first');
   const assignee = await db('leads').where({ org_id: org.id }).whereNotNull('assigned_to_id').groupBy('assigned_to_id')
     .orderByRaw('count(*) desc').first('assigned_to_id');

@@ -1,6 +1,6 @@
-import { openBenchDatabase, ensureWorkspace, createBenchKey, DEFAULT_BENCH_URL, postgresVersion } from './lib/dataset';
+import { openLargeWorkspace, DEFAULT_BENCH_URL } from './lib/dataset';
 import { startServer, buildService, runCannon, sampleRss, serviceEnv, serviceArgs } from './lib/processes';
-import { machineLine } from './lib/report';
+import { machineLine, median } from './lib/report';
 
 // `npx tsx bench/memory-flags.ts [--rounds 3] ["none;shipped;--max-semi-space-size=2"]`: peak RSS of
 // the compiled server under 50 connections on the million-lead workspace's first page
@@ -14,16 +14,11 @@ const positional = process.argv.slice(2).filter((a, i, all) => a !== '--rounds' 
 const flagSets = (positional[0] ?? 'none;shipped').split(';');
 const url = process.env.BENCH_DATABASE_URL ?? DEFAULT_BENCH_URL;
 const CASES: [string, Record<string, string>][] = [['none', {}], ['status', { status: 'QUALIFIED' }], ['unassigned', { assignedToId: 'unassigned' }], ['search', { search: 'Patel' }]];
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 interface Round { peakMb: number; rps: number[]; cpuUs: number }
 
 async function main(): Promise<void> {
-  const db = await openBenchDatabase(url);
-  const large = await ensureWorkspace(db, 'bench large 1000000', 1_000_000);
-  const key = await createBenchKey(db, large.orgId);
-  const pgVersion = await postgresVersion(db);
-  await db.destroy();
+  const { key, pgVersion } = await openLargeWorkspace(url);
   const entry = buildService();
   const env = serviceEnv(url);
   const argsOf = (flags: string) => (flags === 'none' ? [entry] : flags === 'shipped' ? serviceArgs(entry) : [...flags.split(' '), entry]);

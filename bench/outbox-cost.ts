@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import { openBenchDatabase, DEFAULT_BENCH_URL, postgresVersion } from './lib/dataset';
 import { startServer, buildService, runCannon, serviceEnv, serviceArgs } from './lib/processes';
-import { machineLine } from './lib/report';
+import { machineLine, median } from './lib/report';
 import type { Db } from '../src/db/knex';
 import * as orgsQueries from '../src/db/queries/orgs.queries';
 import { issueApiKey } from '../src/auth/api-keys';
@@ -69,7 +69,6 @@ async function openBaselineDatabase(entry: string): Promise<Db> {
   return db;
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function main(): Promise<void> {
   if (!baselineEntry) throw new Error('give --baseline-entry <a build from before the outbox>/src/index.js (see the comment at the top)');

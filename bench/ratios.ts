@@ -1,6 +1,6 @@
-import { openBenchDatabase, ensureWorkspace, createBenchKey, sampleOf, DEFAULT_BENCH_URL, writesWorkspaceId, postgresVersion } from './lib/dataset';
+import { openLargeWorkspace, DEFAULT_BENCH_URL } from './lib/dataset';
 import { startServer, buildService, runCannon, serviceEnv, serviceArgs, BENCH_POOL_MAX } from './lib/processes';
-import { machineLine } from './lib/report';
+import { machineLine, median } from './lib/report';
 import type { CannonJob, CannonResult } from './lib/cannon';
 
 // `npx tsx bench/ratios.ts [--rounds 3] [--baseline-entry DIR/src/index.js]`: the issue's ratio
@@ -20,17 +20,10 @@ const TIMING = { warmupSeconds: 3, seconds: 8 };
 type Job = Omit<CannonJob, 'connections' | 'warmupSeconds' | 'seconds'>;
 interface Server { name: string; args: string[]; env: Record<string, string>; job(baseUrl: string): Job }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
 async function main(): Promise<void> {
-  const db = await openBenchDatabase(url);
-  const large = await ensureWorkspace(db, 'bench large 1000000', 1_000_000);
-  const writes = await writesWorkspaceId(db);
-  const key = await createBenchKey(db, large.orgId);
-  const writeKey = await createBenchKey(db, writes);
-  const sample = await sampleOf(db, large.orgId);
-  const pgVersion = await postgresVersion(db);
-  await db.destroy();
+  const large = await openLargeWorkspace(url, { writes: true });
+  const { key, sample, pgVersion } = large;
+  const { orgId: writes, key: writeKey } = large.writes!;
 
   const env = { DATABASE_URL: url, DB_POOL_MAX: BENCH_POOL_MAX };
   const oursEnv = serviceEnv(url);

@@ -1,4 +1,4 @@
-import { openBenchDatabase, ensureWorkspace, DEFAULT_BENCH_URL, postgresVersion } from './lib/dataset';
+import { openBenchDatabase, ensureWorkspace, DEFAULT_BENCH_URL, LARGE_WORKSPACE, postgresVersion } from './lib/dataset';
 import { machineLine } from './lib/report';
 
 // `npx tsx bench/search-estimates.ts [analyzes]`: how PostgreSQL's guess of a common term's
@@ -16,7 +16,7 @@ const nodesOf = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).fla
 
 async function main(): Promise<void> {
   const db = await openBenchDatabase(url);
-  const { orgId } = await ensureWorkspace(db, 'bench large 1000000', 1_000_000);
+  const { orgId } = await ensureWorkspace(db, LARGE_WORKSPACE, 1_000_000);
   const pgVersion = await postgresVersion(db);
   const matches = Number((await db.raw("select count(*) as n from leads where org_id = ? and contact_search_lower like '%patel%'", [orgId])).rows[0].n);
   console.log(`${machineLine(pgVersion)}; "patel" is in ${matches} leads of the workspace; ${analyzes} ANALYZEs per setting.\n`);

@@ -1,4 +1,4 @@
-import { openBenchDatabase, ensureWorkspace, createBenchKey, sampleOf, DEFAULT_BENCH_URL } from './lib/dataset';
+import { openLargeWorkspace, DEFAULT_BENCH_URL } from './lib/dataset';
 import { startServer, buildService, runCannon, serviceEnv, serviceArgs } from './lib/processes';
 import { getPage, walk } from './lib/walk';
 
@@ -10,11 +10,7 @@ const rounds = Number(process.argv[2] ?? 3);
 const url = process.env.BENCH_DATABASE_URL ?? DEFAULT_BENCH_URL;
 
 async function main(): Promise<void> {
-  const db = await openBenchDatabase(url);
-  const large = await ensureWorkspace(db, 'bench large 1000000', 1_000_000);
-  const key = await createBenchKey(db, large.orgId);
-  const sample = await sampleOf(db, large.orgId);
-  await db.destroy();
+  const { key, sample } = await openLargeWorkspace(url);
   const server = await startServer('ours', serviceArgs(buildService()), serviceEnv(url));
   try {
     const cases: [string, string][] = [['common "Patel" (~2.5%)', 'Patel'], [`rare "${sample.rareTerm}"`, sample.rareTerm], [`phone "${sample.phoneFragment}"`, sample.phoneFragment]];

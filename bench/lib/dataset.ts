@@ -90,3 +90,26 @@ export async function sampleOf(db: Db, orgId: string) {
     phoneFragment: `${digits.slice(0, 5)} ${digits.slice(5, 8)}`,
   };
 }
+
+/** The million-lead workspace every focused benchmark measures. */
+export const LARGE_WORKSPACE = 'bench large 1000000';
+
+/**
+ * What a focused benchmark needs before it starts its servers: the million-lead workspace (seeded
+ * when missing), a key to it, a sample of its data and PostgreSQL's version; with `writes`, the
+ * writes workspace and a key to it as well. The connection is closed before it answers.
+ */
+export async function openLargeWorkspace(url: string, options: { writes?: boolean } = {}) {
+  const db = await openBenchDatabase(url);
+  try {
+    const { orgId } = await ensureWorkspace(db, LARGE_WORKSPACE, 1_000_000);
+    const key = await createBenchKey(db, orgId);
+    const sample = await sampleOf(db, orgId);
+    const pgVersion = await postgresVersion(db);
+    const writesOrgId = options.writes ? await writesWorkspaceId(db) : undefined;
+    const writes = writesOrgId ? { orgId: writesOrgId, key: await createBenchKey(db, writesOrgId) } : undefined;
+    return { orgId, key, sample, pgVersion, writes };
+  } finally {
+    await db.destroy();
+  }
+}

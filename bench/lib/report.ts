@@ -44,3 +44,6 @@ export function appendRun(path: string, heading: string, body: string): void {
   if (!existsSync(path)) writeFileSync(path, '# Benchmarks\n\nEach run of `npm run bench` (or `npm run bench -- --quick`) appends a section.\n');
   appendFileSync(path, `\n## ${heading}\n\n${body}\n\n${LIMITS}`);
 }
+
+/** The middle value (the upper one of an even count): what the round-taking benchmarks report. */
+export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
