@@ -39,16 +39,31 @@ interface Preparable {
  * two texts never share one.
  */
 export function prepared<Q extends Preparable>(db: object, query: Q): Q {
-  const mark = poolMark(db);
-  if (!mark || !poolsWithNamedStatements.has(mark)) return query;
+  if (!allowsNamedStatements(db)) return query;
   const { sql } = query.toSQL();
   let name = namesByText.get(sql);
   if (name === undefined) {
-    name = `wsapi_${createHash('sha1').update(sql).digest('hex').slice(0, 24)}`;
+    name = statementNameOf(sql);
     if (namesByText.size < MAX_NAMES) namesByText.set(sql, name);
   }
   query.options({ name });
   return query;
+}
+
+/** The name a statement's text is prepared under: a hash of the text, so two texts never share one. */
+export function statementNameOf(sql: string): string {
+  return `wsapi_${createHash('sha1').update(sql).digest('hex').slice(0, 24)}`;
+}
+
+/** `prepared` for a caller that already named the text (compiled-statements.ts names each shape once). */
+export function withStatementName<Q extends Preparable>(db: object, query: Q, name: string): Q {
+  if (allowsNamedStatements(db)) query.options({ name });
+  return query;
+}
+
+function allowsNamedStatements(db: object): boolean {
+  const mark = poolMark(db);
+  return mark !== undefined && poolsWithNamedStatements.has(mark);
 }
 
 const TIMESTAMPTZ = pg.types.builtins.TIMESTAMPTZ;

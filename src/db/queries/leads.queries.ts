@@ -6,7 +6,8 @@ import { whereLeadContactMatches, type SearchTerm } from '../contact-search';
 import { offsetOf, type PageRequest } from '../pagination';
 import { countLeadsByCounters, countersSumQuery } from '../lead-totals';
 import type { LeadSortKey } from '../lead-cursor';
-import { prepared, parseTimestamp, TIMESTAMPS_AS_TEXT } from '../prepared-statements';
+import { parseTimestamp, TIMESTAMPS_AS_TEXT } from '../prepared-statements';
+import { CallValues, compiledPerShape } from '../compiled-statements';
 import { newId } from '../../domain/ids';
 import type { LeadStatus } from '../../domain/lead-status';
 
@@ -122,8 +123,7 @@ function pageAsJson(db: Db, page: Knex.QueryBuilder | Knex.Raw, pageSize: number
       lastOf('created_at'),
       ...(total ? [totalColumn(db, total)] : []),
     )
-    .from(db.raw('(?) as r', [rendered]))
-    .options({ types: TIMESTAMPS_AS_TEXT });
+    .from(db.raw('(?) as r', [rendered]));
 }
 
 /** The counters' sum as a column: an uncorrelated subquery, which PostgreSQL runs once (an InitPlan). */
@@ -186,8 +186,8 @@ export async function list(
   filters: LeadListFilters,
   position: ListPosition,
 ): Promise<{ leads: Lead[]; total: number; next: LeadSortKey | null }> {
-  const { page, total } = await withTotal(db, orgId, filters, position, async (totalQuery) => {
-    const rows = await pageRows<LeadRow & { total?: string }>(db, orgId, filters, position, 'columns', totalQuery);
+  const { page, total } = await withTotal(db, orgId, filters, position, async (withTotal) => {
+    const rows = await pageRows<LeadRow & { total?: string }>(db, { orgId, filters, position, as: 'columns', withTotal });
     return { rows, fetched: rows.length, total: rows[0]?.total === undefined ? null : Number(rows[0].total) };
   });
   return { leads: page.rows.slice(0, position.pageSize).map(toLead), total, next: nextKeyOf(page.rows, position.pageSize) };
@@ -203,8 +203,8 @@ export async function listAsJson(
   filters: LeadListFilters,
   position: ListPosition,
 ): Promise<{ leadsJson: string; total: number; next: LeadSortKey | null }> {
-  const { page, total } = await withTotal(db, orgId, filters, position, async (totalQuery) => {
-    const [row] = await pageRows<JsonPageRow>(db, orgId, filters, position, 'json', totalQuery);
+  const { page, total } = await withTotal(db, orgId, filters, position, async (withTotal) => {
+    const [row] = await pageRows<JsonPageRow>(db, { orgId, filters, position, as: 'json', withTotal });
     if (!row) throw new Error('an aggregate answers one row');
     return { row, fetched: row.fetched, total: row.total === undefined ? null : Number(row.total) };
   });
@@ -235,13 +235,14 @@ async function withTotal<P extends FetchedPage>(
   orgId: string,
   filters: LeadListFilters,
   position: ListPosition,
-  read: (total?: Knex.QueryBuilder) => Promise<P>,
+  /** Reads the page; `withTotal`: in a statement that carries the counters' sum. */
+  read: (withTotal: boolean) => Promise<P>,
 ): Promise<{ page: P; total: number }> {
   if (!filters.search) {
-    const page = await read(countersSumQuery(db, orgId, filters));
+    const page = await read(true);
     return { page, total: page.total ?? (await countLeadsByCounters(db, orgId, filters)) };
   }
-  const page = await read();
+  const page = await read(false);
   const offset = 'after' in position ? undefined : offsetOf(position);
   const lastPage = offset !== undefined && page.fetched <= position.pageSize && (page.fetched > 0 || offset === 0);
   return { page, total: lastPage ? offset + page.fetched : await countMatches(db, orgId, filters) };
@@ -258,16 +259,32 @@ function nextKeyOf(rows: { id: string; next_call_at: Date | null; created_at: Da
   return rows.length > pageSize && last ? { nextCallAt: last.next_call_at, createdAt: last.created_at, id: last.id } : null;
 }
 
+/** What a page statement reads, and how it answers. */
+export interface PageArgs {
+  orgId: string;
+  filters: LeadListFilters;
+  position: ListPosition;
+  as: 'columns' | 'json';
+  /** Whether the statement carries the counters' sum as the total (every page without a search). */
+  withTotal: boolean;
+}
+
 /** Up to pageSize + 1 rows: the extra one only tells whether another page follows. */
-async function pageRows<Row>(
-  db: Db,
-  orgId: string,
-  filters: LeadListFilters,
-  position: ListPosition,
-  as: 'columns' | 'json',
-  /** The counters' sum, for the statement to carry as the total. */
-  total?: Knex.QueryBuilder,
-): Promise<Row[]> {
+async function pageRows<Row>(db: Db, args: PageArgs): Promise<Row[]> {
+  const { filters, position } = args;
+  // Prepared, and so compiled once, only where every call costs about the same: first pages and
+  // keyset pages. A search's plan depends on its term, and an OFFSET's cost grows with it: after a
+  // few deep pages PostgreSQL would switch the statement to a generic plan, which cannot see the
+  // OFFSET (a parameter) and went parallel for a 101-row page. Those are planned on every call.
+  const planEachCall = filters.search !== undefined || ('page' in position && offsetOf(position) > 0);
+  const query = planEachCall ? pageStatement(db, args) : compiledPageStatement(db, args);
+  if (args.as === 'json') query.options({ types: TIMESTAMPS_AS_TEXT });
+  const result: unknown = await query;
+  return (Array.isArray(result) ? result : (result as { rows: Row[] }).rows) as Row[];
+}
+
+/** The statement of a page (`pageRows`), built anew. */
+export function pageStatement(db: Db, { orgId, filters, position, as, withTotal }: PageArgs): Knex.QueryBuilder | Knex.Raw {
   // The LIMIT is written into the text (knex makes it an integer): as a parameter, PostgreSQL's
   // generic plan cannot see it, costs the page as a tenth of the workspace, and so re-plans every
   // call of the prepared statement (planning was as long as running a first page).
@@ -291,13 +308,46 @@ async function pageRows<Row>(
   if ('after' in position) page = filters.search ? leadsOfPage(db, orgId, afterKey(db, position, keys)) : afterKey(db, position, rows);
   else if (offset === 0 && !filters.search) page = rows();
   else page = leadsOfPage(db, orgId, keys().offset(offset));
-  const query = as === 'json' ? pageAsJson(db, page, position.pageSize, total) : withTotalColumn(db, page, total);
-  // Prepared only where every call costs about the same: first pages and keyset pages. A search's
-  // plan depends on its term, and an OFFSET's cost grows with it: after a few deep pages
-  // PostgreSQL would switch the statement to a generic plan, which cannot see the OFFSET (a
-  // parameter) and went parallel for a 101-row page. Those are planned on every call.
-  const result: unknown = await (filters.search || offset > 0 ? query : prepared(db, query));
-  return (Array.isArray(result) ? result : (result as { rows: Row[] }).rows) as Row[];
+  const total = withTotal ? countersSumQuery(db, orgId, filters) : undefined;
+  return as === 'json' ? pageAsJson(db, page, position.pageSize, total) : withTotalColumn(db, page, total);
+}
+
+const compiledPage = compiledPerShape(pageStatement);
+
+/**
+ * The statement of a first page or a keyset page without a search, compiled once per shape
+ * (compiled-statements.ts): its ids, status and cursor key are the call's values; its filters
+ * present, 'unassigned', the cursor's null next call, the page size and the rest shape its text.
+ */
+export function compiledPageStatement(db: Db, { orgId, filters, position, as, withTotal }: PageArgs): Knex.Raw {
+  const { status, assignedToId, search, ...unknownFilters } = filters;
+  // A filter added to LeadListFilters must be given a place here, or it would be dropped.
+  const none: Record<string, never> = unknownFilters;
+  if (search !== undefined || Object.keys(none).length > 0) throw new Error('a search page is planned on every call');
+  const values = new CallValues();
+  const { pageSize } = position;
+  const shaped: PageArgs = {
+    orgId: values.of(orgId),
+    filters: {
+      ...(status !== undefined && { status: values.of(status) }),
+      // 'unassigned' is a different condition (IS NULL); a member's id is a value.
+      ...(assignedToId !== undefined && { assignedToId: assignedToId === 'unassigned' ? assignedToId : values.of(assignedToId) }),
+    },
+    position: 'after' in position
+      ? {
+          pageSize,
+          after: {
+            // A null next call reads other key ranges (afterKey).
+            nextCallAt: position.after.nextCallAt === null ? null : values.of(position.after.nextCallAt),
+            createdAt: values.of(position.after.createdAt),
+            id: values.of(position.after.id),
+          },
+        }
+      : { page: position.page, pageSize },
+    as,
+    withTotal,
+  };
+  return compiledPage(db, shaped, values);
 }
 
 /** The page as `p`, in its order, with the total on every row (no total: the page itself). */
@@ -344,9 +394,13 @@ function afterKey(
   return db.raw(`select * from (${union}) u order by ${LIST_ORDER} limit ?`, [...parts, position.pageSize + 1]);
 }
 
+const compiledGetById = compiledPerShape((db, { orgId, leadId }: { orgId: string; leadId: string }) =>
+  leadsWithContacts(db, orgId).select(SELECT).where('l.id', leadId).limit(1));
+
 export async function getById(db: Db, orgId: string, leadId: string): Promise<Lead | undefined> {
-  const row = await prepared(db, leadsWithContacts(db, orgId).select(SELECT).where('l.id', leadId).first());
-  return row ? toLead(row as LeadRow) : undefined;
+  const values = new CallValues();
+  const { rows } = await compiledGetById(db, { orgId: values.of(orgId), leadId: values.of(leadId) }, values) as { rows: LeadRow[] };
+  return rows[0] ? toLead(rows[0]) : undefined;
 }
 
 /** Locks the lead row for the rest of the transaction; answers what an update must check. */
