@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from './knex';
-import { withStatementName, statementNameOf } from './prepared-statements';
+import { withStatementName, statementNameOf, poolMark } from './prepared-statements';
 
 /**
  * Statements compiled once per shape. Knex builds a query's tree and compiles it to SQL on every
@@ -57,11 +57,35 @@ function compile(query: Knex.QueryBuilder | Knex.Raw, valueCount: number): Compi
   return { sql, bindings: compiled, name: statementNameOf(sql) };
 }
 
+/** Pools (by their mark, which their transactions share) whose compiled statements run on another pool. */
+const compiledStatementPools = new WeakMap<object, Db>();
+
+/**
+ * Sends `db`'s compiled statements, outside transactions, to `pool`: a pool whose sessions force
+ * generic plans (connect.ts). A compiled statement's text fixes its plan's shape, so PostgreSQL's
+ * per-call re-planning buys nothing; on the million-lead workspace it re-planned every first page
+ * (its generic plan, costed for an average workspace, looked dearer), about a fifth of the page's
+ * database CPU (bench/generic-plans.ts). A whole pool cannot force them: its searches must be
+ * planned for their terms. A transaction's statements stay on its connection, to see its writes.
+ */
+export function runCompiledStatementsOn(db: Db, pool: Db): void {
+  const mark = poolMark(db);
+  if (mark) compiledStatementPools.set(mark, pool);
+}
+
+/** The pool `db`'s compiled statements run on (`db` itself when none was given, or in a transaction). */
+export function compiledStatementsPoolOf(db: Db): Db {
+  if (db.isTransaction) return db;
+  const mark = poolMark(db);
+  return (mark && compiledStatementPools.get(mark)) || db;
+}
+
 /**
  * `build` made into a statement compiled once per shape: `build` must give the same text and
  * bindings for the same arguments, and take every value that varies from call to call through
  * `CallValues.of` (tests/property/compiled-statements.property.test.ts holds the leads list's to it).
- * Answers a raw statement, named for preparing where the pool allows it (prepared-statements.ts).
+ * Answers a raw statement, named for preparing where the pool allows it (prepared-statements.ts),
+ * on the pool `runCompiledStatementsOn` gave.
  */
 export function compiledPerShape<Args>(build: (db: Db, args: Args) => Knex.QueryBuilder | Knex.Raw) {
   const byShape = new Map<string, Compiled>();
@@ -73,6 +97,7 @@ export function compiledPerShape<Args>(build: (db: Db, args: Args) => Knex.Query
       if (byShape.size < MAX_SHAPES) byShape.set(shape, compiled);
     }
     const bindings = compiled.bindings.map((b) => ('value' in b ? values.values[b.value] : b.constant));
-    return withStatementName(db, db.raw(compiled.sql, bindings as Knex.RawBinding[]), compiled.name);
+    const session = compiledStatementsPoolOf(db);
+    return withStatementName(session, session.raw(compiled.sql, bindings as Knex.RawBinding[]), compiled.name);
   };
 }

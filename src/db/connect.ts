@@ -1,9 +1,12 @@
 import { createDb, type Db, type DbOptions } from './knex';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres';
 import { migrateLatest } from './migrator';
+import { runCompiledStatementsOn } from './compiled-statements';
 
 export interface Database {
   db: Db;
+  /** The pool `db`'s compiled statements run on, forcing generic plans (with named statements only). */
+  compiledStatementsDb: Db | undefined;
   /** Set when the database is the embedded one this process started. */
   embedded: EmbeddedPostgres | undefined;
   close(): Promise<void>;
@@ -42,14 +45,20 @@ export async function connectDatabase(options: ConnectOptions): Promise<Database
   // PGlite runs every socket connection in its one session: statements of two pooled connections
   // would interleave (a failed one aborting the other's transaction), so it gets one connection.
   const poolMax = embedded ? 1 : options.poolMax;
-  const db = createDb({
-    url, poolMax, acquireTimeoutMs, statementTimeoutMs: options.statementTimeoutMs, applicationName, onWarning, namedStatements: !embedded && options.namedStatements === true,
-  });
+  const namedStatements = !embedded && options.namedStatements === true;
+  const poolOptions = { url, poolMax, acquireTimeoutMs, statementTimeoutMs: options.statementTimeoutMs, applicationName, onWarning, namedStatements };
+  const db = createDb(poolOptions);
+  // The hot reads' compiled statements get a pool of their own, of the same size, whose sessions
+  // plan them once (compiled-statements.ts): up to twice DB_POOL_MAX connections in all.
+  const compiledStatementsDb = namedStatements ? createDb({ ...poolOptions, forceGenericPlans: true }) : undefined;
+  if (compiledStatementsDb) runCompiledStatementsOn(db, compiledStatementsDb);
   return {
     db,
+    compiledStatementsDb,
     embedded,
     async close() {
       await db.destroy();
+      await compiledStatementsDb?.destroy();
       await embedded?.stop();
     },
   };

@@ -30,6 +30,11 @@ export interface DbOptions {
   onWarning?: (message: string) => void;
   /** Hot queries run as named prepared statements (prepared-statements.ts); never on the embedded database. */
   namedStatements?: boolean;
+  /**
+   * Every session plans prepared statements once, generically (plan_cache_mode), instead of
+   * letting PostgreSQL re-plan them per call: for the pool compiled statements run on (connect.ts).
+   */
+  forceGenericPlans?: boolean;
 }
 
 /**
@@ -49,6 +54,7 @@ export function createDb(options: DbOptions): Db {
       keepAlive: true,
       ...statementTimeout,
       ...(applicationName ? { application_name: applicationName } : {}),
+      ...(options.forceGenericPlans ? { options: '-c plan_cache_mode=force_generic_plan' } : {}),
     },
     pool: { min: 0, max: poolMax, validate: isIdle },
     acquireConnectionTimeout: acquireTimeoutMs,

@@ -12,7 +12,7 @@ const poolsWithNamedStatements = new WeakSet<object>();
  * Marks the pool by its client's config object, which knex hands on to every transaction's
  * client: a query inside a transaction (a write's outbox insert, say) is prepared too.
  */
-const poolMark = (db: object): object | undefined => (db as { client?: { config?: object } }).client?.config;
+export const poolMark = (db: object): object | undefined => (db as { client?: { config?: object } }).client?.config;
 
 export function allowNamedStatements(db: object): void {
   const mark = poolMark(db);

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Db } from '../db/knex';
+import { compiledStatementsPoolOf } from '../db/compiled-statements';
 
 /** What the request observer needs; the registry is what /metrics renders. */
 export interface Metrics {
@@ -38,7 +39,9 @@ export function createMetrics(db: Db): Metrics {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers,
   });
-  registerPoolGauges(registry, () => (db.client as { pool?: TarnPool }).pool);
+  // The hot reads' compiled statements have a pool of their own (connect.ts): the gauges add both.
+  const pools = [...new Set([db, compiledStatementsPoolOf(db)])];
+  registerPoolGauges(registry, () => pools.map((pool) => (pool.client as { pool?: TarnPool }).pool));
   // prom-client hashes a label object on every call; the children are kept instead (routes and
   // statuses are bounded: unknown procedure names share one label).
   const counters = new Map<string, { inc(): void }>();
@@ -57,16 +60,15 @@ export function createMetrics(db: Db): Metrics {
   };
 }
 
-/** Read when scraped, so requests pay nothing for them; a destroyed pool reads as empty. */
-function registerPoolGauges(registry: Registry, poolOf: () => TarnPool | undefined): void {
+/** Read when scraped, so requests pay nothing for them; summed over the pools; a destroyed pool reads as empty. */
+function registerPoolGauges(registry: Registry, poolsOf: () => (TarnPool | undefined)[]): void {
   const gauge = (name: string, help: string, read: (pool: TarnPool) => number) =>
     new Gauge({
       name,
       help,
       registers: [registry],
       collect() {
-        const pool = poolOf();
-        this.set(pool ? read(pool) : 0);
+        this.set(poolsOf().reduce((sum, pool) => sum + (pool ? read(pool) : 0), 0));
       },
     });
   gauge('db_pool_connections_in_use', 'Database connections lent to a query or transaction', (p) => p.numUsed());

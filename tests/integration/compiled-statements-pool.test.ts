@@ -1,0 +1,82 @@
+import { tmpdir } from 'node:os';
+import type { Db } from '../../src/db/knex';
+import { connectDatabase, type Database } from '../../src/db/connect';
+import * as leadsQueries from '../../src/db/queries/leads.queries';
+import { toSearchTerm } from '../../src/domain/phone';
+import { createMetrics } from '../../src/observability/metrics';
+import { createTestDb, describeOnRealPostgres, testDatabaseUrl } from '../helpers/test-app';
+import { createLead, createWorkspace } from '../helpers/factories';
+
+interface PreparedRow { statement: string; custom_plans: string; generic_plans: string }
+
+/** The named statements of a one-connection pool's session. */
+async function preparedIn(db: Db): Promise<PreparedRow[]> {
+  const { rows } = await db.raw<{ rows: PreparedRow[] }>("select statement, custom_plans, generic_plans from pg_prepared_statements where name like 'wsapi\\_%'");
+  return rows;
+}
+
+const planCacheMode = async (db: Db) => (await db.raw<{ rows: { plan_cache_mode: string }[] }>('show plan_cache_mode')).rows[0]!.plan_cache_mode;
+
+describeOnRealPostgres('compiled statements on a pool of their own (connect.ts)', () => {
+  let setup: Db;
+  let orgId: string;
+  let leadId: string;
+  let database: Database;
+  beforeAll(async () => {
+    setup = createTestDb();
+    const { org } = await createWorkspace(setup);
+    orgId = org.id;
+    leadId = (await createLead(setup, orgId, { name: 'Generic Plan' })).id;
+    database = await connectDatabase({ url: testDatabaseUrl(), embeddedDir: tmpdir(), poolMax: 1, migrate: false, namedStatements: true });
+  });
+  afterAll(async () => {
+    await database.close();
+    await setup.destroy();
+  });
+
+  it('plans first pages and getById once, generically, while searches stay on the main pool, planned per call', async () => {
+    const calls = 7;
+    for (let i = 0; i < calls; i += 1) {
+      await leadsQueries.listAsJson(database.db, orgId, {}, { page: 1, pageSize: 2 });
+      expect((await leadsQueries.getById(database.db, orgId, leadId))?.name).toBe('Generic Plan');
+      expect((await leadsQueries.listAsJson(database.db, orgId, { search: toSearchTerm('Generic') }, { page: 1, pageSize: 2 })).total).toBe(1);
+    }
+    const compiled = database.compiledStatementsDb!;
+    expect(await planCacheMode(compiled)).toBe('force_generic_plan');
+    expect(await planCacheMode(database.db)).toBe('auto');
+    const statements = await preparedIn(compiled);
+    expect(statements.map((s) => (s.statement.includes('row_to_json') ? 'page' : 'getById')).sort()).toEqual(['getById', 'page']);
+    // Auto would have planned the first five calls afresh: every call used the one generic plan.
+    for (const s of statements) expect([s.custom_plans, s.generic_plans]).toEqual(['0', String(calls)]);
+    expect(await preparedIn(database.db)).toEqual([]);
+  });
+
+  it("keeps a transaction's compiled statements on its own connection, where its writes are seen", async () => {
+    const rollBack = new Error('roll back');
+    const written = database.db.transaction(async (trx) => {
+      const { id } = await createLead(trx, orgId, { name: 'Uncommitted' });
+      expect((await leadsQueries.getById(trx, orgId, id))?.name).toBe('Uncommitted');
+      // The other pool's session cannot see the uncommitted lead.
+      expect(await leadsQueries.getById(database.db, orgId, id)).toBeUndefined();
+      throw rollBack;
+    });
+    // A failed expectation inside would reject with itself, not with rollBack.
+    await expect(written).rejects.toBe(rollBack);
+  });
+
+  it("adds its connections to the pool gauges of /metrics", async () => {
+    const { registry } = createMetrics(database.db);
+    // poolMax 1 for each of the two pools.
+    expect(await registry.getSingleMetricAsString('db_pool_connections_max')).toMatch(/^db_pool_connections_max 2$/m);
+  });
+
+  it('has no pool of its own without named statements', async () => {
+    const plain = await connectDatabase({ url: testDatabaseUrl(), embeddedDir: tmpdir(), poolMax: 1, migrate: false });
+    try {
+      expect(plain.compiledStatementsDb).toBeUndefined();
+      expect(await leadsQueries.getById(plain.db, orgId, leadId)).toBeDefined();
+    } finally {
+      await plain.close();
+    }
+  });
+});
