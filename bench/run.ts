@@ -108,7 +108,7 @@ async function main(): Promise<void> {
 
   const ratio = (a: number, b: number) => (b > 0 ? (a / b).toFixed(2) : '-');
   const body = [
-    `${quick ? 'Quick run' : 'Full run'}: ${machineLine(pgVersion)}; workspaces of ${PLAN.large} and ${PLAN.others.join(', ')} leads; ${PLAN.warmup} s warm-up, ${PLAN.seconds} s counted per case; DB_POOL_MAX=${BENCH_POOL_MAX} for every server; ours compiled (as npm run build does) and started with start:prod's node flags (${serviceArgs('').slice(0, -1).join(' ') || 'none'}), with NODE_ENV=production and its request log on at info (to /dev/null); the other servers under tsx.`,
+    `${quick ? 'Quick run' : 'Full run'}: ${machineLine(pgVersion)}; workspaces of ${PLAN.large} and ${PLAN.others.join(', ')} leads; ${PLAN.warmup} s warm-up, ${PLAN.seconds} s counted per case; DB_POOL_MAX=${BENCH_POOL_MAX} for every server (ours: for each of its two pools, the second for its prepared hot reads); ours compiled (as npm run build does) and started with start:prod's node flags (${serviceArgs('').slice(0, -1).join(' ') || 'none'}), with NODE_ENV=production and its request log on at info (to /dev/null); the other servers under tsx.`,
     '', table(rows), '',
     `- ours getById / ceiling: **${ratio(ours.getById.rps, ceiling.rps)}x** (target >= 0.9); server CPU per request: ours ${ours.getById.serverCpuUsPerRequest} us, ceiling ${ceiling.serverCpuUsPerRequest} us, peer ${peer.serverCpuUsPerRequest} us (**${ratio(ours.getById.serverCpuUsPerRequest ?? 0, ceiling.serverCpuUsPerRequest ?? 0)}x** the ceiling's; target <= 1.1)`,
     `- ours getById / tRPC peer: **${ratio(ours.getById.rps, peer.rps)}x** (target >= 1.6)`,
