@@ -50,10 +50,12 @@ async function main(): Promise<void> {
 }
 
 /**
- * Runs each prepared first page 20 times in one session, as a pooled connection of the service
- * would, and prints how many of those calls PostgreSQL planned afresh (custom) and how many reused
- * the statement's generic plan. It plans five custom plans first, then keeps the generic plan
- * only if its estimated cost is no worse than theirs.
+ * Runs each prepared first page 20 times in one session with PostgreSQL's own choice of plans
+ * (plan_cache_mode auto, as the service ran them before its prepared reads got a pool forcing
+ * generic plans: connect.ts), and prints how many of those calls PostgreSQL planned afresh
+ * (custom) and how many reused the statement's generic plan. It plans five custom plans first,
+ * then keeps the generic plan only if its estimated cost is no worse than theirs; what that
+ * choice costs is bench/generic-plans.ts.
  */
 async function printPlanCache(url: string, orgId: string, cases: [string, leadsQueries.LeadListFilters][]): Promise<void> {
   console.log('\n#### Plans of the prepared first pages, 20 calls each in one session\n');
