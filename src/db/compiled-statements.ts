@@ -80,6 +80,11 @@ export function compiledStatementsPoolOf(db: Db): Db {
   return (mark && compiledStatementPools.get(mark)) || db;
 }
 
+/** Every pool `db`'s statements may run on: itself, and the one its compiled statements run on. */
+export function poolsOf(db: Db): Db[] {
+  return [...new Set([db, compiledStatementsPoolOf(db)])];
+}
+
 /**
  * `build` made into a statement compiled once per shape: `build` must give the same text and
  * bindings for the same arguments, and take every value that varies from call to call through

@@ -2,6 +2,7 @@ import express, { type Router } from 'express';
 import type { Db } from '../db/knex';
 import type { Logger } from '../logger';
 import { isSchemaCurrent } from '../db/migrator';
+import { poolsOf } from '../db/compiled-statements';
 
 type Problem = 'database unreachable' | 'migrations pending';
 
@@ -10,7 +11,7 @@ const READINESS_TIMEOUT_MS = 2000;
 
 /**
  * `GET /healthz`: the process answers (no database: a slow database must not get the process
- * restarted). `GET /readyz`: the database answers and every migration is applied, else 503 with
+ * restarted). `GET /readyz`: the database answers on every pool and every migration is applied, else 503 with
  * a fixed reason; the cause goes to the log, never to the answer. No auth, no versions.
  */
 export function healthRouter(deps: { db: Db; logger: Logger; timeoutMs?: number }): Router {
@@ -20,10 +21,9 @@ export function healthRouter(deps: { db: Db; logger: Logger; timeoutMs?: number 
   let schemaCurrent = false;
 
   async function findProblem(): Promise<Problem | undefined> {
-    if (schemaCurrent) {
-      await deps.db.raw('select 1');
-      return undefined;
-    }
+    // The hot reads run on a pool of their own (compiled-statements.ts): it must answer too.
+    await Promise.all(poolsOf(deps.db).map((pool) => pool.raw('select 1')));
+    if (schemaCurrent) return undefined;
     // Asked first because knex's migration listing creates its tables when they are missing,
     // and a probe must not write to the database.
     const { rows } = await deps.db.raw<{ rows: { present: boolean }[] }>("select to_regclass('knex_migrations') is not null as present");

@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Db } from '../db/knex';
-import { compiledStatementsPoolOf } from '../db/compiled-statements';
+import { poolsOf } from '../db/compiled-statements';
 
 /** What the request observer needs; the registry is what /metrics renders. */
 export interface Metrics {
@@ -40,7 +40,7 @@ export function createMetrics(db: Db): Metrics {
     registers,
   });
   // The hot reads' compiled statements have a pool of their own (connect.ts): the gauges add both.
-  const pools = [...new Set([db, compiledStatementsPoolOf(db)])];
+  const pools = poolsOf(db);
   registerPoolGauges(registry, () => pools.map((pool) => (pool.client as { pool?: TarnPool }).pool));
   // prom-client hashes a label object on every call; the children are kept instead (routes and
   // statuses are bounded: unknown procedure names share one label).

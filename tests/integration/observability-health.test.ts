@@ -2,6 +2,7 @@ import pg from 'pg';
 import request from 'supertest';
 import { createDb } from '../../src/db/knex';
 import { migrateLatest } from '../../src/db/migrator';
+import { runCompiledStatementsOn } from '../../src/db/compiled-statements';
 import { createObservedApp } from '../helpers/observability-app';
 import { describeOnRealPostgres, testDatabaseUrl } from '../helpers/test-app';
 
@@ -49,6 +50,19 @@ describe('GET /readyz', () => {
       expect(broken.output()).toContain('readiness check: database unreachable');
     } finally {
       await broken.close();
+    }
+  });
+
+  it("answers 503 when the hot reads' pool cannot connect, though the main pool can", async () => {
+    const main = createDb({ url: testDatabaseUrl(), poolMax: 1 });
+    const hotReads = createDb({ url: 'postgres://postgres@127.0.0.1:1/x', poolMax: 1, acquireTimeoutMs: 500 });
+    runCompiledStatementsOn(main, hotReads);
+    const app = createObservedApp({ db: main });
+    try {
+      await request(app.app).get('/readyz').expect(503, { status: 'unavailable', reason: 'database unreachable' });
+    } finally {
+      await app.close();
+      await hotReads.destroy();
     }
   });
 
