@@ -12,6 +12,7 @@ import * as createIdempotencyKeys from './20261201120000_create_idempotency_keys
 import * as createEventsAndWebhooks from './20261202120000_create_events_and_webhooks';
 import * as copyContactSearchToLeads from './20261203120000_copy_contact_search_to_leads';
 import * as leadsSearchStatistics from './20261204120000_leads_search_statistics';
+import * as storeLeadJson from './20261205120000_store_lead_json';
 
 /**
  * Every migration, in order. An explicit list rather than a scanned folder: it works the same
@@ -32,4 +33,5 @@ export const MIGRATIONS = [
   { name: '20261202120000_create_events_and_webhooks', module: createEventsAndWebhooks },
   { name: '20261203120000_copy_contact_search_to_leads', module: copyContactSearchToLeads },
   { name: '20261204120000_leads_search_statistics', module: leadsSearchStatistics },
+  { name: '20261205120000_store_lead_json', module: storeLeadJson },
 ];

@@ -35,7 +35,7 @@ describeOnRealPostgres('leads queries as named prepared statements', () => {
         await leadsQueries.listAsJson(db, orgId, { search: toSearchTerm('Prepared') }, { page: 1, pageSize: 2 });
       }
       const texts = await preparedTexts(db);
-      expect(texts.some((t) => t.includes('row_to_json(j)'))).toBe(true);
+      expect(texts.some((t) => t.includes('"lead_json"'))).toBe(true);
       expect(texts.some((t) => t.includes('lead_counts'))).toBe(true);
       expect(texts.some((t) => /"l"\."status" = \$\d/.test(t))).toBe(true);
       expect(texts.some((t) => /"l"\."id" = \$\d limit \$\d/.test(t))).toBe(true);

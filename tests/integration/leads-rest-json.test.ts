@@ -4,8 +4,9 @@ import { bodyOf, listLeads, toJsonLead } from '../helpers/leads-rest';
 import { rpcPost, errorOf } from '../helpers/rpc';
 import * as leadsQueries from '../../src/db/queries/leads.queries';
 
-// The REST list sends each lead as PostgreSQL renders it (src/db/queries/leads.queries.ts,
-// LEAD_JSON_LATERAL); everything else reads leads through `toLead`. These must never drift apart.
+// The REST list sends each lead's JSON as PostgreSQL rendered it when the lead was written (view
+// lead_json_render, migration 20261205120000_store_lead_json); everything else reads leads
+// through `toLead`. These must never drift apart.
 const ctx = createTestContext();
 afterAll(() => ctx.close());
 

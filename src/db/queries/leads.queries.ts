@@ -71,23 +71,6 @@ interface LeadRow {
   company: string | null;
 }
 
-/** An ISO 8601 UTC string exactly as JavaScript's Date#toISOString writes it (dates are bounded to years 0001-9999). */
-function isoOf(column: string): string {
-  return `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-}
-
-/**
- * The same Lead object as `toLead`, rendered as compact JSON by PostgreSQL, field for field and in
- * the same order (tests/integration/leads-rest-json.test.ts holds the two equal). The REST list
- * sends it as it comes: parsing 100 rows and writing them out again was most of that list's CPU.
- * It reads the columns of a finished page `p` (SELECT's names), so only the rows sent are
- * rendered: rendered inside the page query, a deep page rendered every row its OFFSET skipped.
- */
-const LEAD_JSON_OF_PAGE = `cross join lateral (select p.id, p.name, p.phones, p.emails,
-  p.phones[1] as "primaryPhone", p.emails[1] as "primaryEmail", p.company, p.contact_id as "contactId",
-  p.source, p.status, p.notes, ${isoOf('p.next_call_at')} as "nextCallAt", ${isoOf('p.created_at')} as "createdAt",
-  ${isoOf('p.updated_at')} as "updatedAt", p.assigned_to_id as "assignedToId", p.client_id as "clientId") j`;
-
 /** The REST list's page in one row: what `listAsJson` reads (timestamps as text, see there). */
 interface JsonPageRow {
   /** The page's leads as JSON, comma-separated (null when there are none). */
@@ -102,17 +85,19 @@ interface JsonPageRow {
   total?: string;
 }
 
+/** Each lead's JSON as the REST list sends it, kept by triggers (migration 20261205120000_store_lead_json). */
+const LEAD_JSON = 'lead_json';
+
 /**
  * A page as the REST list sends it, aggregated by PostgreSQL into one row (`JsonPageRow`): the
- * leads' JSON joined in the list's order, how many rows were read, the last lead's sort key and,
- * given, the total. Read as 101 rows, the driver spent about as much CPU decoding them as the rest
- * of the request; as one row it reads one string.
+ * leads' stored JSON joined in the list's order, how many rows were read, the last lead's sort key
+ * and, given, the total. `page` reads JSON_PAGE_COLUMNS. Read as 101 rows, the driver spent about
+ * as much CPU decoding them as the rest of the request; as one row it reads one string.
  */
 function pageAsJson(db: Db, page: Knex.QueryBuilder | Knex.Raw, pageSize: number, total: Knex.QueryBuilder | undefined) {
-  const rendered = db
-    .select('p.id', 'p.next_call_at', 'p.created_at', db.raw('row_to_json(j)::text as json'), db.raw(`row_number() over (order by ${listOrderOf('p')}) as rn`))
-    .from(db.raw('(?) as p', [page]))
-    .joinRaw(LEAD_JSON_OF_PAGE);
+  const numbered = db
+    .select('p.id', 'p.next_call_at', 'p.created_at', 'p.json', db.raw(`row_number() over (order by ${listOrderOf('p')}) as rn`))
+    .from(db.raw('(?) as p', [page]));
   const lastOf = (column: string) => db.raw(`max(r.${column}) filter (where r.rn = ?) as last_${column}`, [pageSize]);
   return db
     .select(
@@ -123,7 +108,7 @@ function pageAsJson(db: Db, page: Knex.QueryBuilder | Knex.Raw, pageSize: number
       lastOf('created_at'),
       ...(total ? [totalColumn(db, total)] : []),
     )
-    .from(db.raw('(?) as r', [rendered]));
+    .from(db.raw('(?) as r', [numbered]));
 }
 
 /** The counters' sum as a column: an uncorrelated subquery, which PostgreSQL runs once (an InitPlan). */
@@ -158,6 +143,16 @@ function leadsWithContacts(db: Db, orgId: string) {
     this.on('c.org_id', '=', 'l.org_id').andOn('c.id', '=', 'l.contact_id');
   });
 }
+
+/** The workspace's leads joined to their stored JSON (lead_json), for the REST list. */
+function leadsWithJson(db: Db, orgId: string) {
+  return leadsOf(db, orgId).join({ d: LEAD_JSON }, function joinJson() {
+    this.on('d.org_id', '=', 'l.org_id').andOn('d.lead_id', '=', 'l.id');
+  });
+}
+
+/** The columns a REST page reads: the sort key and the stored JSON. */
+const JSON_PAGE_COLUMNS = ['l.id', 'l.next_call_at', 'l.created_at', 'd.json'];
 
 function applyFilters(query: Knex.QueryBuilder, filters: LeadListFilters) {
   if (filters.status) query.where('l.status', filters.status);
@@ -304,12 +299,22 @@ export function pageStatement(db: Db, { orgId, filters, position, as, withTotal 
   // index and sorted, joined first they cost a contact lookup each (25,000 for a common term).
   const keys = filtered(() => leadsOf(db, orgId), ['l.id', 'l.next_call_at', 'l.created_at']);
   const offset = 'after' in position ? 0 : offsetOf(position);
+  const total = withTotal ? countersSumQuery(db, orgId, filters) : undefined;
+  if (as === 'json') {
+    // As for the columns below: joined as the filter's index is read when nothing is skipped,
+    // else deferred, the stored JSON read for the rows sent only.
+    const withJson = filtered(() => leadsWithJson(db, orgId), JSON_PAGE_COLUMNS);
+    let jsonPage: Knex.QueryBuilder | Knex.Raw;
+    if ('after' in position) jsonPage = filters.search ? jsonOfPage(db, orgId, afterKey(db, position, keys)) : afterKey(db, position, withJson);
+    else if (offset === 0 && !filters.search) jsonPage = withJson();
+    else jsonPage = jsonOfPage(db, orgId, keys().offset(offset));
+    return pageAsJson(db, jsonPage, position.pageSize, total);
+  }
   let page: Knex.QueryBuilder | Knex.Raw;
   if ('after' in position) page = filters.search ? leadsOfPage(db, orgId, afterKey(db, position, keys)) : afterKey(db, position, rows);
   else if (offset === 0 && !filters.search) page = rows();
   else page = leadsOfPage(db, orgId, keys().offset(offset));
-  const total = withTotal ? countersSumQuery(db, orgId, filters) : undefined;
-  return as === 'json' ? pageAsJson(db, page, position.pageSize, total) : withTotalColumn(db, page, total);
+  return withTotalColumn(db, page, total);
 }
 
 const compiledPage = compiledPerShape(pageStatement);
@@ -367,6 +372,17 @@ function leadsOfPage(db: Db, orgId: string, keys: Knex.QueryBuilder | Knex.Raw) 
     })
     .join({ c: TABLES.contacts }, function joinContact() {
       this.on('c.org_id', '=', 'l.org_id').andOn('c.id', '=', 'l.contact_id');
+    })
+    .orderByRaw(listOrderOf('k'));
+}
+
+/** The stored JSON (JSON_PAGE_COLUMNS) of a page of keys `k`, in the list's order. */
+function jsonOfPage(db: Db, orgId: string, keys: Knex.QueryBuilder | Knex.Raw) {
+  return db
+    .select('k.id', 'k.next_call_at', 'k.created_at', 'd.json')
+    .from(db.raw('(?) as k', [keys]))
+    .join({ d: LEAD_JSON }, function joinJson() {
+      this.on('d.lead_id', '=', 'k.id').andOnVal('d.org_id', '=', orgId);
     })
     .orderByRaw(listOrderOf('k'));
 }
