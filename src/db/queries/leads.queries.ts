@@ -290,31 +290,25 @@ export function pageStatement(db: Db, { orgId, filters, position, as, withTotal 
     narrow(query);
     return inOrder(query);
   };
-  // Leads joined to their contacts as the filter's index is read: the cheapest way when nothing is skipped.
-  const rows = filtered(() => leadsWithContacts(db, orgId), SELECT);
-  // A deferred join: the page's keys come from leads alone, and only the rows sent are joined to
-  // leads and contacts. An OFFSET then skips entries of the filter's index (it holds every sort
-  // column): joined while skipping, page 1000 of a million leads read 500,000 contact index
-  // pages. A search filters on the lead's own row: when its matches are read by the trigram
-  // index and sorted, joined first they cost a contact lookup each (25,000 for a common term).
+  // Leads joined to the rest of what they answer with (their contacts, or as JSON their stored
+  // JSON) as the filter's index is read: the cheapest way when nothing is skipped.
+  const joined = as === 'json'
+    ? filtered(() => leadsWithJson(db, orgId), JSON_PAGE_COLUMNS)
+    : filtered(() => leadsWithContacts(db, orgId), SELECT);
+  // A deferred join: the page's keys come from leads alone, and only the rows sent read the rest.
+  // An OFFSET then skips entries of the filter's index (it holds every sort column): joined
+  // while skipping, page 1000 of a million leads read 500,000 contact index pages. A search
+  // filters on the lead's own row: when its matches are read by the trigram index and sorted,
+  // joined first they cost a lookup each (25,000 for a common term).
   const keys = filtered(() => leadsOf(db, orgId), ['l.id', 'l.next_call_at', 'l.created_at']);
+  const restOf = (pageKeys: Knex.QueryBuilder | Knex.Raw) => (as === 'json' ? jsonOfPage(db, orgId, pageKeys) : leadsOfPage(db, orgId, pageKeys));
   const offset = 'after' in position ? 0 : offsetOf(position);
-  const total = withTotal ? countersSumQuery(db, orgId, filters) : undefined;
-  if (as === 'json') {
-    // As for the columns below: joined as the filter's index is read when nothing is skipped,
-    // else deferred, the stored JSON read for the rows sent only.
-    const withJson = filtered(() => leadsWithJson(db, orgId), JSON_PAGE_COLUMNS);
-    let jsonPage: Knex.QueryBuilder | Knex.Raw;
-    if ('after' in position) jsonPage = filters.search ? jsonOfPage(db, orgId, afterKey(db, position, keys)) : afterKey(db, position, withJson);
-    else if (offset === 0 && !filters.search) jsonPage = withJson();
-    else jsonPage = jsonOfPage(db, orgId, keys().offset(offset));
-    return pageAsJson(db, jsonPage, position.pageSize, total);
-  }
   let page: Knex.QueryBuilder | Knex.Raw;
-  if ('after' in position) page = filters.search ? leadsOfPage(db, orgId, afterKey(db, position, keys)) : afterKey(db, position, rows);
-  else if (offset === 0 && !filters.search) page = rows();
-  else page = leadsOfPage(db, orgId, keys().offset(offset));
-  return withTotalColumn(db, page, total);
+  if ('after' in position) page = filters.search ? restOf(afterKey(db, position, keys)) : afterKey(db, position, joined);
+  else if (offset === 0 && !filters.search) page = joined();
+  else page = restOf(keys().offset(offset));
+  const total = withTotal ? countersSumQuery(db, orgId, filters) : undefined;
+  return as === 'json' ? pageAsJson(db, page, position.pageSize, total) : withTotalColumn(db, page, total);
 }
 
 const compiledPage = compiledPerShape(pageStatement);
