@@ -4,10 +4,12 @@ import type { Knex } from 'knex';
 // lookup, three to_char and a row_to_json for each of 101 rows), the million-lead workspace's
 // first page cost 1,254 µs of database CPU at 50 connections; read from here, 787 (BENCHMARKS.md,
 // "Leads stored as JSON"). Each lead's JSON is now rendered when the lead or its contact is
-// written, into lead_json, and a page reads it by key. The rendering is one view, lead_json_render, used by the triggers and the backfill,
-// so the stored JSON and a fresh rendering cannot differ by construction; it writes each field
-// exactly as the Lead object's JSON.stringify does (tests/integration/leads-rest-json.test.ts).
-// The triggers write in the same transaction as the lead or contact, so the JSON is never stale.
+// written, into lead_json, and a page reads it by key. The rendering is one view,
+// lead_json_render, used by the triggers and the backfill, so stored and fresh JSON come from
+// the same SQL. It writes each field exactly as the Lead object's JSON.stringify does
+// (tests/integration/leads-rest-json.test.ts); to_char writes a timestamp as toISOString does
+// because dates are bounded to the years 0001-9999. The triggers write in the same transaction
+// as the lead or contact, so the JSON is never stale.
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
     create view lead_json_render as
