@@ -61,14 +61,14 @@ export function createMetrics(db: Db): Metrics {
 }
 
 /** Read when scraped, so requests pay nothing for them; summed over the pools; a destroyed pool reads as empty. */
-function registerPoolGauges(registry: Registry, poolsOf: () => (TarnPool | undefined)[]): void {
+function registerPoolGauges(registry: Registry, tarnPools: () => (TarnPool | undefined)[]): void {
   const gauge = (name: string, help: string, read: (pool: TarnPool) => number) =>
     new Gauge({
       name,
       help,
       registers: [registry],
       collect() {
-        this.set(poolsOf().reduce((sum, pool) => sum + (pool ? read(pool) : 0), 0));
+        this.set(tarnPools().reduce((sum, pool) => sum + (pool ? read(pool) : 0), 0));
       },
     });
   gauge('db_pool_connections_in_use', 'Database connections lent to a query or transaction', (p) => p.numUsed());

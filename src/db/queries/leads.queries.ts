@@ -151,8 +151,11 @@ function leadsWithJson(db: Db, orgId: string) {
   });
 }
 
+/** A lead's place in the list: its sort key, which is all a deferred page's keys read. */
+const SORT_KEY_COLUMNS = ['l.id', 'l.next_call_at', 'l.created_at'];
+
 /** The columns a REST page reads: the sort key and the stored JSON. */
-const JSON_PAGE_COLUMNS = ['l.id', 'l.next_call_at', 'l.created_at', 'd.json'];
+const JSON_PAGE_COLUMNS = [...SORT_KEY_COLUMNS, 'd.json'];
 
 function applyFilters(query: Knex.QueryBuilder, filters: LeadListFilters) {
   if (filters.status) query.where('l.status', filters.status);
@@ -300,7 +303,7 @@ export function pageStatement(db: Db, { orgId, filters, position, as, withTotal 
   // while skipping, page 1000 of a million leads read 500,000 contact index pages. A search
   // filters on the lead's own row: when its matches are read by the trigram index and sorted,
   // joined first they cost a lookup each (25,000 for a common term).
-  const keys = filtered(() => leadsOf(db, orgId), ['l.id', 'l.next_call_at', 'l.created_at']);
+  const keys = filtered(() => leadsOf(db, orgId), SORT_KEY_COLUMNS);
   const restOf = (pageKeys: Knex.QueryBuilder | Knex.Raw) => (as === 'json' ? jsonOfPage(db, orgId, pageKeys) : leadsOfPage(db, orgId, pageKeys));
   const offset = 'after' in position ? 0 : offsetOf(position);
   let page: Knex.QueryBuilder | Knex.Raw;
