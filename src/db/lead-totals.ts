@@ -2,9 +2,7 @@ import type { Knex } from 'knex';
 import type { Db } from './knex';
 import type { LeadStatus } from '../domain/lead-status';
 import { prepared } from './prepared-statements';
-
-/** Kept by triggers on leads (migration 20261123150000_create_lead_counts); '' is "unassigned". */
-const LEAD_COUNTS = 'lead_counts';
+import { TABLES } from './tables';
 
 export interface CountedFilters {
   status?: LeadStatus;
@@ -19,7 +17,7 @@ export interface CountedFilters {
  * when no counter row matches), so a page can read its total in its own statement.
  */
 export function countersSumQuery(db: Db, orgId: string, filters: CountedFilters): Knex.QueryBuilder {
-  const query = db(LEAD_COUNTS).where('org_id', orgId);
+  const query = db(TABLES.leadCounts).where('org_id', orgId);
   if (filters.status) query.where('status', filters.status);
   if (filters.assignedToId) query.where('assignee_key', filters.assignedToId === 'unassigned' ? '' : filters.assignedToId);
   return query.sum({ n: 'n' });

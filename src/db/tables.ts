@@ -10,6 +10,10 @@ export const TABLES = {
   invoiceLineItems: 'invoice_line_items',
   apiKeys: 'api_keys',
   leadCalls: 'lead_calls',
+  /** Counters of leads kept by triggers on leads (migration 20261123150000_create_lead_counts); assignee_key '' is "unassigned". */
+  leadCounts: 'lead_counts',
+  /** Each lead's JSON as the REST list sends it, kept by triggers (migration 20261205120000_store_lead_json). */
+  leadJson: 'lead_json',
   idempotencyKeys: 'idempotency_keys',
   events: 'events',
   webhookEndpoints: 'webhook_endpoints',

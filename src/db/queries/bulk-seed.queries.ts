@@ -123,8 +123,12 @@ export async function memberIdsOf(db: Db, orgId: string): Promise<string[]> {
  * new rows stays out of the visibility map (index-only scans visit the heap) and without hint
  * bits (the first reads of each page write), so a fresh million-lead workspace read deep pages
  * and walks 2-3x slower than the same data once autovacuum had passed; the statistics let the
- * first queries plan well. One statement: VACUUM cannot run in a multi-statement string.
+ * first queries plan well. The tables the leads' triggers write (their JSON and counters) are
+ * loaded as much as leads: a never-analysed lead_json made PostgreSQL expect 33 rows per lead from
+ * its primary key and plan the first page in parallel, ten times slower (BENCHMARKS.md).
+ * One statement: VACUUM cannot run in a multi-statement string.
  */
 export async function vacuumAnalyse(db: Db): Promise<void> {
-  await db.raw(`vacuum (analyze) ${TABLES.contacts}, ${TABLES.leads}, ${TABLES.clients}`);
+  const loaded = [TABLES.contacts, TABLES.leads, TABLES.clients, TABLES.leadJson, TABLES.leadCounts];
+  await db.raw(`vacuum (analyze) ${loaded.join(', ')}`);
 }

@@ -85,9 +85,6 @@ interface JsonPageRow {
   total?: string;
 }
 
-/** Each lead's JSON as the REST list sends it, kept by triggers (migration 20261205120000_store_lead_json). */
-const LEAD_JSON = 'lead_json';
-
 /**
  * A page as the REST list sends it, aggregated by PostgreSQL into one row (`JsonPageRow`): the
  * leads' stored JSON joined in the list's order, how many rows were read, the last lead's sort key
@@ -146,7 +143,7 @@ function leadsWithContacts(db: Db, orgId: string) {
 
 /** The workspace's leads joined to their stored JSON (lead_json), for the REST list. */
 function leadsWithJson(db: Db, orgId: string) {
-  return leadsOf(db, orgId).join({ d: LEAD_JSON }, function joinJson() {
+  return leadsOf(db, orgId).join({ d: TABLES.leadJson }, function joinJson() {
     this.on('d.org_id', '=', 'l.org_id').andOn('d.lead_id', '=', 'l.id');
   });
 }
@@ -378,7 +375,7 @@ function jsonOfPage(db: Db, orgId: string, keys: Knex.QueryBuilder | Knex.Raw) {
   return db
     .select('k.id', 'k.next_call_at', 'k.created_at', 'd.json')
     .from(db.raw('(?) as k', [keys]))
-    .join({ d: LEAD_JSON }, function joinJson() {
+    .join({ d: TABLES.leadJson }, function joinJson() {
       this.on('d.lead_id', '=', 'k.id').andOnVal('d.org_id', '=', orgId);
     })
     .orderByRaw(listOrderOf('k'));
