@@ -11,6 +11,7 @@ import type { CannonJob } from './lib/cannon';
 // create: 200 req/s at 10, into the benchmark's writes workspace),
 // then prints the server's CPU per request and its self time grouped by package, our files,
 // Node's modules and native entries (writev, GC), as shares of the busy (non-idle) time.
+// TOP=N prints the N largest groups (15 by default).
 const [which = 'list', rateArg, connArg] = process.argv.slice(2);
 const DEFAULTS = { getById: { rate: 800, connections: 50 }, list: { rate: 300, connections: 10 }, create: { rate: 200, connections: 10 } };
 if (!(which in DEFAULTS)) throw new Error('case: getById, list or create');
@@ -78,8 +79,8 @@ async function main(): Promise<void> {
   const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
   if (!file) throw new Error(`no profile written in ${dir}`);
   process.stdout.write(`${which} at ${rate} req/s, ${connections} connections: ${result.serverCpuUsPerRequest} us of server CPU per request, p50 ${result.p50.toFixed(1)} ms\n`);
-  process.stdout.write(`share of busy time (self) in the counted ${seconds} s, top 15:\n`);
-  for (const [group, share] of selfTimeByGroup(JSON.parse(readFileSync(join(dir, file), 'utf8')) as Profile, seconds * 1e6).slice(0, 15)) {
+  process.stdout.write(`share of busy time (self) in the counted ${seconds} s, top ${process.env.TOP ?? 15}:\n`);
+  for (const [group, share] of selfTimeByGroup(JSON.parse(readFileSync(join(dir, file), 'utf8')) as Profile, seconds * 1e6).slice(0, Number(process.env.TOP ?? 15))) {
     process.stdout.write(`${share.toFixed(1).padStart(6)}%  ${group}\n`);
   }
 }
