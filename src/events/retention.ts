@@ -1,6 +1,7 @@
 import type { Db } from '../db/knex';
 import type { Logger } from '../logger';
 import * as eventsQueries from '../db/queries/events.queries';
+import { startPeriodicJob, type PeriodicJob } from '../server/periodic-job';
 
 const DAY_MS = 86_400_000;
 
@@ -23,41 +24,18 @@ export async function purgeExpiredEvents(
   return deleted;
 }
 
-export interface EventsRetention {
-  /** Cancels the next purge and waits for one in progress (it stops between batches). */
-  stop(): Promise<void>;
-}
-
 /**
  * Purges at start and then every `intervalMs` (an hour). Both the API and the worker processes run
  * it: concurrent purges only delete the same old rows, and whichever runs keeps the table bounded.
  * A failed purge (database down) is logged and tried again at the next interval.
  */
-export function startEventsRetention(options: { db: Db; logger: Logger; retentionDays: number; intervalMs?: number; batchSize?: number }): EventsRetention {
+export function startEventsRetention(options: { db: Db; logger: Logger; retentionDays: number; intervalMs?: number; batchSize?: number }): PeriodicJob {
   const { db, logger, retentionDays, intervalMs = 60 * 60_000, batchSize } = options;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-  let stopped = false;
-
-  const purge = () => {
-    running = purgeExpiredEvents(db, retentionDays, { batchSize, shouldStop: () => stopped })
+  return startPeriodicJob({
+    intervalMs,
+    runAtStart: true,
+    run: (shouldStop) => purgeExpiredEvents(db, retentionDays, { batchSize, shouldStop })
       .then((deleted) => logger.debug({ deleted, retentionDays }, 'expired events purged'))
-      .catch((err: unknown) => logger.warn({ err }, 'could not purge expired events'))
-      .finally(() => {
-        running = undefined;
-        if (stopped) return;
-        timer = setTimeout(purge, intervalMs);
-        // The purge never keeps the process alive on its own.
-        timer.unref();
-      });
-  };
-  purge();
-
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-    },
-  };
+      .catch((err: unknown) => logger.warn({ err }, 'could not purge expired events')),
+  });
 }

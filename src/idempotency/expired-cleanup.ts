@@ -1,6 +1,7 @@
 import type { Db } from '../db/knex';
 import type { Logger } from '../logger';
 import * as idempotencyQueries from '../db/queries/idempotency.queries';
+import { startPeriodicJob, type PeriodicJob } from '../server/periodic-job';
 
 export interface SweepOptions {
   /** Rows per DELETE: small enough that one statement holds few locks briefly. */
@@ -20,43 +21,18 @@ export async function sweepExpiredIdempotencyKeys(db: Db, { batchSize = 1000, ma
   return deleted;
 }
 
-export interface IdempotencyCleanup {
-  /** Cancels the next sweep and waits for one in progress, so the pool can close after it. */
-  stop(): Promise<void>;
-}
-
 /**
  * Sweeps expired records every `intervalMs` (10 minutes by default) in the serving process. Lookups
  * already ignore expired rows, so the sweep only keeps the table small; a failed sweep (database
  * down) is logged and retried at the next interval.
  */
-export function startIdempotencyCleanup(options: { db: Db; logger: Logger; intervalMs?: number } & SweepOptions): IdempotencyCleanup {
+export function startIdempotencyCleanup(options: { db: Db; logger: Logger; intervalMs?: number } & SweepOptions): PeriodicJob {
   const { db, logger, intervalMs = 10 * 60_000, ...sweep } = options;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-  let stopped = false;
-
-  const schedule = () => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      running = sweepExpiredIdempotencyKeys(db, sweep)
-        .then((deleted) => logger.debug({ deleted }, 'expired idempotency keys deleted'))
-        .catch((err: unknown) => logger.warn({ err }, 'could not delete expired idempotency keys'))
-        .finally(() => {
-          running = undefined;
-          schedule();
-        });
-    }, intervalMs);
-    // The sweep never keeps the process alive on its own.
-    timer.unref();
-  };
-  schedule();
-
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-    },
-  };
+  return startPeriodicJob({
+    intervalMs,
+    runAtStart: false,
+    run: () => sweepExpiredIdempotencyKeys(db, sweep)
+      .then((deleted) => logger.debug({ deleted }, 'expired idempotency keys deleted'))
+      .catch((err: unknown) => logger.warn({ err }, 'could not delete expired idempotency keys')),
+  });
 }
