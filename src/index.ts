@@ -14,6 +14,7 @@ import { createCacheInvalidationListener } from './auth/key-invalidation';
 import { startIdempotencyCleanup } from './idempotency/expired-cleanup';
 import { createRateLimiterFromConfig } from './ratelimit/rate-limiter-from-config';
 import { startEventsRetention } from './events/retention';
+import { startCounterFolding } from './db/counter-folding';
 import { createDeliveryWorkerFromConfig } from './webhooks/worker-from-config';
 
 /** Starts the service: DATABASE_URL when set, else the embedded database (demo data on first start). */
@@ -39,6 +40,7 @@ async function main(): Promise<void> {
 
   const idempotencyCleanup = startIdempotencyCleanup({ db: database.db, logger });
   const eventsRetention = startEventsRetention({ db: database.db, logger, retentionDays: config.EVENTS_RETENTION_DAYS });
+  const counterFolding = startCounterFolding({ db: database.db, logger });
   // The embedded database lives in this process, so no separate worker can reach it: deliver here.
   const deliveryWorker = runsWebhookWorkerInProcess(config) ? createDeliveryWorkerFromConfig(config, database.db, logger) : undefined;
   deliveryWorker?.start();
@@ -47,6 +49,7 @@ async function main(): Promise<void> {
   const closeResources = async () => {
     await deliveryWorker?.stop();
     await eventsRetention.stop();
+    await counterFolding.stop();
     await idempotencyCleanup.stop();
     await cacheInvalidation?.stop();
     await rateLimiter?.close();

@@ -3,6 +3,9 @@ import { createWorkspace, createMember, createLead } from '../helpers/factories'
 import { bodyOf, listLeads } from '../helpers/leads-rest';
 import { rpcPost } from '../helpers/rpc';
 import type { Db } from '../../src/db/knex';
+import { foldCounterShards } from '../../src/db/lead-totals';
+import { foldAllCounterShards, startCounterFolding } from '../../src/db/counter-folding';
+import { createLogger } from '../../src/logger';
 
 const ctx = createTestContext();
 afterAll(() => ctx.close());
@@ -39,6 +42,14 @@ async function bulkInsert(db: Db, orgId: string, tag: string, count: number, ass
   );
 }
 
+/** The workspace's counter rows per (status, assignee): how many, and their sum. */
+async function counterGroups(db: Db, orgId: string): Promise<{ key: string; rows: number; sum: number }[]> {
+  const rows = await db('lead_counts').where('org_id', orgId)
+    .select('status', 'assignee_key').count({ rows: '*' }).sum({ sum: 'n' })
+    .groupBy('status', 'assignee_key').orderBy(['status', 'assignee_key']);
+  return rows.map((r: any) => ({ key: `${r.status}/${r.assignee_key}`, rows: Number(r.rows), sum: Number(r.sum) }));
+}
+
 describe('GET /api/v1/leads totals from the counters', () => {
   it('answers exact totals for every filter after bulk inserts, multi-row updates, reassignments and deletes', async () => {
     const ws = await createWorkspace(ctx.db);
@@ -52,6 +63,36 @@ describe('GET /api/v1/leads totals from the counters', () => {
     await ctx.db('leads').where({ org_id: ws.org.id }).whereIn('id', ['lead_ta1', 'lead_ta2', 'lead_tn3']).delete();
     await ctx.db('leads').where({ org_id: ws.org.id }).update({ notes: 'no count changes' });
     await expectTotalsExact(ctx.db, ws, [a.id, b.id]);
+  });
+
+  it('folds each counter group into one row and drops groups that sum to zero, every total still exact', async () => {
+    const ws = await createWorkspace(ctx.db);
+    const member = await createMember(ctx.db, ws.org.id);
+    // One statement per insert: each adds to a random one of its groups' 16 shards.
+    for (let i = 0; i < 24; i += 1) await bulkInsert(ctx.db, ws.org.id, `f${i}_`, 3, i % 2 ? member.id : null);
+    // The member's LOST group then sums to zero over several rows.
+    await ctx.db('leads').where({ org_id: ws.org.id, assigned_to_id: member.id, status: 'LOST' }).update({ status: 'CONTACTED' });
+    const before = await counterGroups(ctx.db, ws.org.id);
+    expect(before.some((g) => g.rows > 1)).toBe(true);
+    expect(before.find((g) => g.key === `LOST/${member.id}`)).toMatchObject({ sum: 0 });
+
+    await foldAllCounterShards(ctx.db);
+
+    const after = await counterGroups(ctx.db, ws.org.id);
+    expect(after).toEqual(before.filter((g) => g.sum !== 0).map((g) => ({ ...g, rows: 1 })));
+    await expectTotalsExact(ctx.db, ws, [member.id]);
+  });
+
+  it("is folded by the service's periodic job, at its start", async () => {
+    const ws = await createWorkspace(ctx.db);
+    for (let i = 0; i < 12; i += 1) await bulkInsert(ctx.db, ws.org.id, `j${i}_`, 1, null);
+    expect((await counterGroups(ctx.db, ws.org.id)).some((g) => g.rows > 1)).toBe(true);
+
+    const job = startCounterFolding({ db: ctx.db, logger: createLogger('silent') });
+    await job.stop(); // waits for the run in progress
+
+    expect((await counterGroups(ctx.db, ws.org.id)).every((g) => g.rows === 1)).toBe(true);
+    await expectTotalsExact(ctx.db, ws, []);
   });
 
   it('keeps totals exact through the API: create, update status, assign, unassign, delete', async () => {
@@ -152,6 +193,38 @@ describeOnRealPostgres('GET /api/v1/leads totals under concurrent writes', () =>
       await expectTotalsExact(db, ws, members);
       const shards = await db('lead_counts').where('org_id', ws.org.id).countDistinct<{ n: string }[]>({ n: 'shard' });
       expect(Number(shards[0]!.n)).toBeGreaterThan(1);
+    } finally {
+      await db.destroy();
+    }
+  });
+  it('keeps totals exact while shards are folded during concurrent writes, without a deadlock', async () => {
+    const db = createTestDb(12);
+    try {
+      const ws = await createWorkspace(db);
+      const members = [(await createMember(db, ws.org.id)).id, (await createMember(db, ws.org.id)).id];
+      await Promise.all([0, 1].map((i) => bulkInsert(db, ws.org.id, `k${i}_`, 50, i % 2 ? members[0]! : null)));
+      const ids: string[] = (await db('leads').where('org_id', ws.org.id).select('id')).map((r: { id: string }) => r.id);
+      let writing = true;
+      let folds = 0;
+      const folding = (async () => {
+        while (writing) folds += Math.sign(await foldCounterShards(db));
+      })();
+
+      const writes: Promise<unknown>[] = [];
+      for (let i = 0; i < 60; i += 1) {
+        writes.push(bulkInsert(db, ws.org.id, `w${i}_`, 2, members[i % 2]!));
+        writes.push(db('leads').where({ org_id: ws.org.id, id: ids[i]! }).update({ status: STATUSES[i % 3]!, assigned_to_id: i % 3 === 0 ? null : members[i % 2]! }));
+        if (i % 4 === 0) writes.push(db('leads').where({ org_id: ws.org.id, id: ids[99 - i]! }).delete());
+      }
+      await Promise.all(writes);
+      writing = false;
+      await folding;
+      await expectTotalsExact(db, ws, members);
+      await foldAllCounterShards(db);
+
+      expect(folds).toBeGreaterThan(0);
+      expect((await counterGroups(db, ws.org.id)).every((g) => g.rows === 1 && g.sum > 0)).toBe(true);
+      await expectTotalsExact(db, ws, members);
     } finally {
       await db.destroy();
     }

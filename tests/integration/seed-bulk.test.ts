@@ -4,6 +4,7 @@ import { createOrg, createKey, createWorkspace } from '../helpers/factories';
 import { cli, cliJson } from '../helpers/cli-harness';
 import { bodyOf, listLeads } from '../helpers/leads-rest';
 import { LEAD_STATUSES } from '../../src/domain/lead-status';
+import { seedBulk } from '../../src/cli/seed-bulk';
 
 const ctx = createTestContext();
 afterAll(() => ctx.close());
@@ -51,6 +52,18 @@ describe('cli seed bulk', () => {
     const res = await listLeads(ctx.app, key, { pageSize: 100 });
     expect(res.status).toBe(200);
     expect(bodyOf(res).pagination.total).toBe(2000);
+  });
+
+  it('folds the counters its batches spread over shards: one row per (status, assignee), totals exact', async () => {
+    const org = await createOrg(ctx.db);
+
+    // 15 batches, each adding to a random shard of every group it touches.
+    await seedBulk(ctx.db, { orgId: org.id, leads: 1500, batchSize: 100 });
+
+    const groups = await ctx.db('lead_counts').where('org_id', org.id)
+      .select('status', 'assignee_key').count({ rows: '*' }).sum({ n: 'n' }).groupBy('status', 'assignee_key');
+    expect(groups.filter((group) => Number(group.rows) > 1)).toEqual([]);
+    expect(groups.reduce((sum, group) => sum + Number(group.n), 0)).toBe(1500);
   });
 
   it('skews the data as a real workspace is: mostly untouched or unanswered, some unassigned, few converted', async () => {
