@@ -29,7 +29,7 @@ const cases: [string, leadsQueries.PageArgs][] = [
 
 const ways = {
   'built anew': (args: leadsQueries.PageArgs) => prepared(db, leadsQueries.pageStatement(db, args)).toSQL(),
-  'compiled once': (args: leadsQueries.PageArgs) => leadsQueries.compiledPageStatement(db, args).toSQL(),
+  'compiled once': (args: leadsQueries.PageArgs) => leadsQueries.compiledPageStatement(db, args),
 };
 
 function microsecondsPerCall(make: () => unknown): number {

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
+import type pg from 'pg';
 import type { Db } from './knex';
-import { withStatementName, statementNameOf, poolMark } from './prepared-statements';
+import { allowsNamedStatements, withStatementName, statementNameOf, poolMark } from './prepared-statements';
 
 /**
  * Statements compiled once per shape. Knex builds a query's tree and compiles it to SQL on every
@@ -32,6 +33,8 @@ type Binding = { value: number } | { constant: unknown };
 interface Compiled {
   /** knex's `?` form, which `db.raw` takes as it is. */
   sql: string;
+  /** The driver's `$n` form, sent as it is. */
+  nativeSql: string;
   bindings: Binding[];
   name: string;
 }
@@ -40,7 +43,8 @@ interface Compiled {
 const MAX_SHAPES = 500;
 
 function compile(query: Knex.QueryBuilder | Knex.Raw, valueCount: number): Compiled {
-  const { sql, bindings } = query.toSQL();
+  const built = query.toSQL();
+  const { sql, bindings } = built;
   // A stand-in written into the text, or into a longer binding, would bind the first call's value forever.
   if (sql.includes('\u0000')) throw new Error('a call value was written into the statement text');
   const seen = new Set<number>();
@@ -54,7 +58,8 @@ function compile(query: Knex.QueryBuilder | Knex.Raw, valueCount: number): Compi
     return { constant: binding };
   });
   if (seen.size !== valueCount) throw new Error(`the statement binds ${seen.size} of its ${valueCount} call values`);
-  return { sql, bindings: compiled, name: statementNameOf(sql) };
+  const nativeSql = built.toNative().sql;
+  return { sql, nativeSql, bindings: compiled, name: statementNameOf(sql) };
 }
 
 /** Pools (by their mark, which their transactions share) whose compiled statements run on another pool. */
@@ -85,16 +90,34 @@ export function poolsOf(db: Db): Db[] {
   return [...new Set([db, compiledStatementsPoolOf(db)])];
 }
 
+/** What `compiledPerShape` answers: one call's statement, bound and ready to run. */
+export interface BoundStatement {
+  /** The text as the driver sends it (`$n` placeholders), and this call's values. */
+  readonly sql: string;
+  readonly bindings: readonly unknown[];
+  /** Its rows, with `types` to parse them when given. */
+  rows<Row>(types?: pg.CustomTypesConfig): Promise<Row[]>;
+}
+
+/** knex's client, as far as running a statement on one of its pooled connections needs. */
+interface PoolClient {
+  acquireConnection(): Promise<pg.Client>;
+  releaseConnection(connection: pg.Client): Promise<unknown>;
+  emit(event: 'query', query: object): boolean;
+}
+
 /**
  * `build` made into a statement compiled once per shape: `build` must give the same text and
  * bindings for the same arguments, and take every value that varies from call to call through
  * `CallValues.of` (tests/property/compiled-statements.property.test.ts holds the leads list's to it).
- * Answers a raw statement, named for preparing where the pool allows it (prepared-statements.ts),
- * on the pool `runCompiledStatementsOn` gave.
+ * Runs named for preparing where the pool allows it (prepared-statements.ts), on the pool
+ * `runCompiledStatementsOn` gave. Outside a transaction it runs straight on a pooled connection:
+ * knex's query runner added 24-68 µs of Node's CPU to a first page (bench/compiled-run.ts) to build
+ * what is already built. It still tells knex's `query` listeners, as knex would.
  */
 export function compiledPerShape<Args>(build: (db: Db, args: Args) => Knex.QueryBuilder | Knex.Raw) {
   const byShape = new Map<string, Compiled>();
-  return (db: Db, args: Args, values: CallValues): Knex.Raw => {
+  return (db: Db, args: Args, values: CallValues): BoundStatement => {
     const shape = JSON.stringify(args);
     let compiled = byShape.get(shape);
     if (compiled === undefined) {
@@ -103,6 +126,28 @@ export function compiledPerShape<Args>(build: (db: Db, args: Args) => Knex.Query
     }
     const bindings = compiled.bindings.map((b) => ('value' in b ? values.values[b.value] : b.constant));
     const session = compiledStatementsPoolOf(db);
-    return withStatementName(session, session.raw(compiled.sql, bindings as Knex.RawBinding[]), compiled.name);
+    const { sql, nativeSql, name } = compiled;
+    return {
+      sql: nativeSql,
+      bindings,
+      async rows<Row>(types?: pg.CustomTypesConfig): Promise<Row[]> {
+        if (session.isTransaction) {
+          // A transaction's statements go on its own connection, which knex holds.
+          const query = withStatementName(session, session.raw(sql, bindings as Knex.RawBinding[]), name);
+          if (types) query.options({ types });
+          return ((await query) as unknown as { rows: Row[] }).rows;
+        }
+        const client = session.client as unknown as PoolClient;
+        const connection = await client.acquireConnection();
+        try {
+          const named = allowsNamedStatements(session) ? { name } : {};
+          client.emit('query', { method: 'raw', sql: nativeSql, bindings, options: named });
+          const result = await connection.query<Row & pg.QueryResultRow>({ text: nativeSql, values: bindings as unknown[], ...named, ...(types && { types }) });
+          return result.rows;
+        } finally {
+          await client.releaseConnection(connection);
+        }
+      },
+    };
   };
 }

@@ -61,7 +61,8 @@ export function withStatementName<Q extends Preparable>(db: object, query: Q, na
   return query;
 }
 
-function allowsNamedStatements(db: object): boolean {
+/** Whether `db`'s pool prepares named statements (each of its connections has a session of its own). */
+export function allowsNamedStatements(db: object): boolean {
   const mark = poolMark(db);
   return mark !== undefined && poolsWithNamedStatements.has(mark);
 }

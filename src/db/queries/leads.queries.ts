@@ -7,7 +7,7 @@ import { offsetOf, type PageRequest } from '../pagination';
 import { countLeadsByCounters, countersSumQuery } from '../lead-totals';
 import type { LeadSortKey } from '../lead-cursor';
 import { parseTimestamp, TIMESTAMPS_AS_TEXT } from '../prepared-statements';
-import { CallValues, compiledPerShape } from '../compiled-statements';
+import { CallValues, compiledPerShape, type BoundStatement } from '../compiled-statements';
 import { newId } from '../../domain/ids';
 import type { LeadStatus } from '../../domain/lead-status';
 
@@ -272,8 +272,10 @@ async function pageRows<Row>(db: Db, args: PageArgs): Promise<Row[]> {
   // few deep pages PostgreSQL would switch the statement to a generic plan, which cannot see the
   // OFFSET (a parameter) and went parallel for a 101-row page. Those are planned on every call.
   const planEachCall = filters.search !== undefined || ('page' in position && offsetOf(position) > 0);
-  const query = planEachCall ? pageStatement(db, args) : compiledPageStatement(db, args);
-  if (args.as === 'json') query.options({ types: TIMESTAMPS_AS_TEXT });
+  const types = args.as === 'json' ? TIMESTAMPS_AS_TEXT : undefined;
+  if (!planEachCall) return compiledPageStatement(db, args).rows<Row>(types);
+  const query = pageStatement(db, args);
+  if (types) query.options({ types });
   const result: unknown = await query;
   return (Array.isArray(result) ? result : (result as { rows: Row[] }).rows) as Row[];
 }
@@ -318,7 +320,7 @@ const compiledPage = compiledPerShape(pageStatement);
  * (compiled-statements.ts): its ids, status and cursor key are the call's values; its filters
  * present, 'unassigned', the cursor's null next call, the page size and the rest shape its text.
  */
-export function compiledPageStatement(db: Db, { orgId, filters, position, as, withTotal }: PageArgs): Knex.Raw {
+export function compiledPageStatement(db: Db, { orgId, filters, position, as, withTotal }: PageArgs): BoundStatement {
   const { status, assignedToId, search, ...unknownFilters } = filters;
   // A filter added to LeadListFilters must be given a place here, or it would be dropped.
   const none: Record<string, never> = unknownFilters;
@@ -410,8 +412,8 @@ const compiledGetById = compiledPerShape((db, { orgId, leadId }: { orgId: string
 
 export async function getById(db: Db, orgId: string, leadId: string): Promise<Lead | undefined> {
   const values = new CallValues();
-  const { rows } = await compiledGetById(db, { orgId: values.of(orgId), leadId: values.of(leadId) }, values) as { rows: LeadRow[] };
-  return rows[0] ? toLead(rows[0]) : undefined;
+  const [row] = await compiledGetById(db, { orgId: values.of(orgId), leadId: values.of(leadId) }, values).rows<LeadRow>();
+  return row ? toLead(row) : undefined;
 }
 
 /** Locks the lead row for the rest of the transaction; answers what an update must check. */
