@@ -28,15 +28,6 @@ export async function countLeadsByCounters(db: Db, orgId: string, filters: Count
   return Number(rows[0]?.n ?? 0);
 }
 
-interface CounterRow {
-  org_id: string;
-  status: string;
-  assignee_key: string;
-  shard: number;
-  /** bigint, as text. */
-  n: string;
-}
-
 /**
  * Folds each counter group's shards into one row, so a total sums one row per group instead of up
  * to 16 (every write statement adds to a random shard, so busy groups spread over all of them).
@@ -72,7 +63,7 @@ export async function foldCounterShards(db: Db, { maxRows = 10_000 }: { maxRows?
        update ${TABLES.leadCounts} c set n = f.total from folded f
        where ${sameGroup('c', 'f')} and c.shard = f.kept_shard and f.total <> 0 and f.shards > 1
        returning 1)
-     select (select count(*) from deleted)::int as deleted, (select count(*) from kept)::int as kept`,
+     select (select count(*) from deleted)::int as deleted, (select count(*) from kept)::int as folded`,
     [maxRows],
   );
   return rows[0]!.deleted;
