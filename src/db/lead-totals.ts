@@ -59,11 +59,11 @@ export async function foldCounterShards(db: Db, { maxRows = 10_000 }: { maxRows?
        where ${sameGroup('c', 'l')} and c.shard = l.shard and ${sameGroup('f', 'l')}
          and (l.shard <> f.kept_shard or f.total = 0)
        returning 1),
+     -- Runs though nothing reads it, as every data-modifying WITH does.
      kept as (
        update ${TABLES.leadCounts} c set n = f.total from folded f
-       where ${sameGroup('c', 'f')} and c.shard = f.kept_shard and f.total <> 0 and f.shards > 1
-       returning 1)
-     select (select count(*) from deleted)::int as deleted, (select count(*) from kept)::int as folded`,
+       where ${sameGroup('c', 'f')} and c.shard = f.kept_shard and f.total <> 0 and f.shards > 1)
+     select (select count(*) from deleted)::int as deleted`,
     [maxRows],
   );
   return rows[0]!.deleted;
