@@ -13,6 +13,7 @@ import * as createEventsAndWebhooks from './20261202120000_create_events_and_web
 import * as copyContactSearchToLeads from './20261203120000_copy_contact_search_to_leads';
 import * as leadsSearchStatistics from './20261204120000_leads_search_statistics';
 import * as storeLeadJson from './20261205120000_store_lead_json';
+import * as indexSearchByWorkspace from './20261206120000_index_search_by_workspace';
 
 /**
  * Every migration, in order. An explicit list rather than a scanned folder: it works the same
@@ -34,4 +35,5 @@ export const MIGRATIONS = [
   { name: '20261203120000_copy_contact_search_to_leads', module: copyContactSearchToLeads },
   { name: '20261204120000_leads_search_statistics', module: leadsSearchStatistics },
   { name: '20261205120000_store_lead_json', module: storeLeadJson },
+  { name: '20261206120000_index_search_by_workspace', module: indexSearchByWorkspace },
 ];

@@ -15,6 +15,7 @@ export interface EmbeddedPostgres {
 export async function startEmbeddedPostgres(options: { dataDir?: string; port?: number } = {}): Promise<EmbeddedPostgres> {
   const { PGlite } = await import('@electric-sql/pglite');
   const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
+  const { btree_gin } = await import('@electric-sql/pglite/contrib/btree_gin');
   const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
 
   let dataDir: string | undefined;
@@ -22,7 +23,7 @@ export async function startEmbeddedPostgres(options: { dataDir?: string; port?: 
     dataDir = resolve(options.dataDir);
     mkdirSync(dataDir, { recursive: true });
   }
-  const db = await PGlite.create({ dataDir, extensions: { pg_trgm } });
+  const db = await PGlite.create({ dataDir, extensions: { pg_trgm, btree_gin } });
   const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: options.port ?? 0, maxConnections: 100 });
   await server.start();
   const url = `postgres://postgres:postgres@${server.getServerConn()}/postgres`;

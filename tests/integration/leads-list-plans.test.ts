@@ -1,6 +1,7 @@
 import { createTestDb, describeOnRealPostgres } from '../helpers/test-app';
 import { createWorkspace, createMember } from '../helpers/factories';
 import * as leadsQueries from '../../src/db/queries/leads.queries';
+import * as contactsQueries from '../../src/db/queries/contacts.queries';
 import type { LeadListFilters } from '../../src/db/queries/leads.queries';
 import { toSearchTerm } from '../../src/domain/phone';
 import type { Db } from '../../src/db/knex';
@@ -174,8 +175,44 @@ describeOnRealPostgres('leads list query plans (EXPLAIN on real PostgreSQL)', ()
     const plan = await planOf({ search: toSearchTerm('md5-not-there-xyz') }, countQuery, { page: 2 });
     const nodes = nodesOf(plan);
 
-    expect(nodes.map((n) => `${n['Node Type']} ${n['Index Name']}`)).toContain('Bitmap Index Scan leads_contact_search_trgm_idx');
+    expect(nodes.map((n) => `${n['Node Type']} ${n['Index Name']}`)).toContain('Bitmap Index Scan leads_org_search_trgm_idx');
     expect(nodes.filter((n) => n['Relation Name'] === 'contacts' || n['Index Name']?.startsWith('contacts'))).toEqual([]);
+  });
+
+  it('counts a term by the workspace\'s own entries in the trigram index: no other workspace\'s match reaches the heap', async () => {
+    // The other workspace's 5,000 leads have the same companies, so a bitmap
+    // of every workspace's matches would hold about 110 of theirs for 'company 49'.
+    const plan = await planOf({ search: toSearchTerm('company 49') }, countQuery, { page: 2, analyze: true });
+    const nodes = nodesOf(plan) as (PlanNode & { 'Index Cond'?: string; 'Rows Removed by Filter'?: number })[];
+    const indexScan = nodes.find((n) => n['Node Type'] === 'Bitmap Index Scan' && n['Index Name'] === 'leads_org_search_trgm_idx');
+    const heapScan = nodes.find((n) => n['Node Type'] === 'Bitmap Heap Scan');
+
+    expect(indexScan?.['Index Cond']).toContain('org_id =');
+    expect(heapScan).toBeDefined();
+    expect(heapScan?.['Rows Removed by Filter'] ?? 0).toBe(0);
+  });
+
+  it('counts a contacts search by the workspace\'s own entries in the contacts trigram index too', async () => {
+    const seen: { sql: string; bindings: unknown[] }[] = [];
+    const record = (q: { sql: string; bindings: unknown[] }) => seen.push(q);
+    db.on('query', record);
+    try {
+      await contactsQueries.list(db, orgId, { search: toSearchTerm('company 49') }, { page: 1, pageSize: 100 });
+    } finally {
+      db.removeListener('query', record);
+    }
+    const count = seen.find((q) => q.sql.includes('count('));
+    const connection = await db.client.acquireConnection();
+    try {
+      const explained = await connection.query(`explain (analyze, format json) ${count!.sql}`, count!.bindings);
+      const nodes = nodesOf((explained.rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0]!.Plan) as (PlanNode & { 'Index Cond'?: string; 'Rows Removed by Filter'?: number })[];
+      const indexScan = nodes.find((n) => n['Index Name'] === 'contacts_org_search_trgm_idx');
+
+      expect(indexScan?.['Index Cond']).toContain('org_id =');
+      expect(nodes.find((n) => n['Node Type'] === 'Bitmap Heap Scan')?.['Rows Removed by Filter'] ?? 0).toBe(0);
+    } finally {
+      await db.client.releaseConnection(connection);
+    }
   });
 
   it('walks the list order for a common term, filtering on the lead row and reading JSON only for the rows sent', async () => {
@@ -207,7 +244,7 @@ describeOnRealPostgres('leads list query plans (EXPLAIN on real PostgreSQL)', ()
     const plan = await planOf({ search: toSearchTerm('company 499') }, pageQuery, { analyze: true });
     const nodes = nodesOf(plan);
 
-    expect(nodes.map((n) => `${n['Node Type']} ${n['Index Name']}`)).toContain('Bitmap Index Scan leads_contact_search_trgm_idx');
+    expect(nodes.map((n) => `${n['Node Type']} ${n['Index Name']}`)).toContain('Bitmap Index Scan leads_org_search_trgm_idx');
     // Joined before the sort, every match would cost a lookup (120); the page needs 101.
     expect(jsonLookupsOf(nodes)).toEqual([101]);
   });
