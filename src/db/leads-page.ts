@@ -30,12 +30,13 @@ export async function listLeadsPage(db: Db, orgId: string, filters: LeadListFilt
 }
 
 /**
- * One answer of `GET /api/v1/leads` as its JSON text: the same page and wrapper as
- * `listLeadsPage`, with each lead as PostgreSQL rendered it (plain JSON, dates as ISO strings).
+ * One answer of `GET /api/v1/leads` as its JSON text, in pieces to be sent one after another
+ * (send-json.ts): the same page and wrapper as `listLeadsPage`, with each lead as PostgreSQL
+ * rendered it (plain JSON, dates as ISO strings).
  */
-export async function renderLeadsPageJson(db: Db, orgId: string, filters: LeadListFilters, request: LeadsPageRequest): Promise<string> {
+export async function renderLeadsPageJson(db: Db, orgId: string, filters: LeadListFilters, request: LeadsPageRequest): Promise<string[]> {
   const { page, pageSize, position, cursorAfter } = positionOf(orgId, filters, request);
   const { leadsJson, total, next } = await leadsQueries.listAsJson(db, orgId, filters, position);
   const { pagination } = toCursorPage([], total, { page, pageSize }, cursorAfter(next));
-  return `{"data":[${leadsJson}],"pagination":${JSON.stringify(pagination)}}`;
+  return ['{"data":[', leadsJson, `],"pagination":${JSON.stringify(pagination)}}`];
 }

@@ -1,3 +1,4 @@
+import request from 'supertest';
 import { createTestContext } from '../helpers/test-app';
 import { createWorkspace, createMember, createLead } from '../helpers/factories';
 import { bodyOf, listLeads, toJsonLead } from '../helpers/leads-rest';
@@ -38,10 +39,24 @@ describe('GET /api/v1/leads renders each lead exactly as the Lead object', () =>
 
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    // Sent in pieces (send-json.ts): the length counts bytes, not UTF-16 units, of all of them.
+    expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(res.text));
     const byId = new Map(bodyOf(res).data.map((l) => [l.id, l]));
     for (const lead of expected) expect(byId.get(lead.id)).toStrictEqual(lead);
     // Field order too: the same JSON text as JSON.stringify of the Lead object.
     expect(JSON.stringify(bodyOf(res).data.find((l) => l.id === stored[1]!.id))).toBe(JSON.stringify(expected[1]));
+  });
+
+  it('answers HEAD with the GET answer\'s headers and no body', async () => {
+    const ws = await createWorkspace(ctx.db);
+    await createLead(ctx.db, ws.org.id, { name: AWKWARD_TEXT });
+    const get = await listLeads(ctx.app, ws.key, { pageSize: 100 });
+
+    const head = await request(ctx.app).head('/api/v1/leads?pageSize=100').set('Authorization', `Bearer ${ws.key}`);
+
+    expect(head.status).toBe(200);
+    expect(head.text ?? '').toBe('');
+    expect(head.headers['content-length']).toBe(get.headers['content-length']);
   });
 
   it('renders the same leads in cursor mode, and the page wrapper as before', async () => {
