@@ -102,9 +102,9 @@ export interface BulkBatch {
 /** Inserts one batch of contacts and leads (and clients for converted leads) in one statement and transaction. */
 export async function insertBatch(db: Db, batch: BulkBatch): Promise<void> {
   await db.transaction(async (trx) => {
-    // Memory for the batch's sorts, and a trigram-index pending list large enough that the
-    // contacts' GIN entries are merged in a few large sorted passes rather than many small ones.
-    await trx.raw("set local work_mem = '128MB'; set local gin_pending_list_limit = '64MB'");
+    // Memory for the batch's sorts. (The trigram indexes' pending lists stay at their own 512 kB:
+    // an index's storage parameter overrides the session's gin_pending_list_limit.)
+    await trx.raw("set local work_mem = '128MB'");
     await trx.raw(BATCH_SQL, [
       batch.orgId, batch.memberIds, batch.region, batch.phoneOffset, batch.total,
       FIRST, LAST, COMPANY_A, COMPANY_B, COMPANY_C, DOMAINS, US_AREAS, SOURCES,
