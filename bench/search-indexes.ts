@@ -3,7 +3,7 @@ import { createDb, type Db } from '../src/db/knex';
 import * as leadsQueries from '../src/db/queries/leads.queries';
 import { toSearchTerm } from '../src/domain/phone';
 import { openLargeWorkspace, DEFAULT_BENCH_URL } from './lib/dataset';
-import { machineLine, median } from './lib/report';
+import { machineLine, median, percentile } from './lib/report';
 
 // `npx tsx bench/search-indexes.ts [--rounds 5]`: the list's search cases on the million-lead
 // workspace with the lead search text's trigram index shared by every workspace (as it was) and
@@ -28,8 +28,6 @@ const SHAPES = {
   'by workspace': { create: [], indexes: ['leads_org_search_trgm_idx'] },
 } as const;
 type Shape = keyof typeof SHAPES;
-
-const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))]!;
 
 /** Runs `work` in a transaction where only `shape`'s search indexes exist; rolled back. */
 async function withOnly<T>(db: Db, shape: Shape, work: (trx: Db) => Promise<T>): Promise<T> {
@@ -68,9 +66,11 @@ async function main(): Promise<void> {
               times.push(performance.now() - started);
             }
             const cell = ((results[label] ??= {} as Record<Shape, { p50: number[]; p95: number[] }>)[shape] ??= { p50: [], p95: [] });
-            cell.p50.push(percentile(times, 0.5));
-            cell.p95.push(percentile(times, 0.95));
-            process.stderr.write(`round ${round} ${shape} ${label}: p50 ${percentile(times, 0.5).toFixed(1)} ms, p95 ${percentile(times, 0.95).toFixed(1)} ms\n`);
+            times.sort((a, b) => a - b);
+            const [p50, p95] = [percentile(times, 50), percentile(times, 95)];
+            cell.p50.push(p50);
+            cell.p95.push(p95);
+            process.stderr.write(`round ${round} ${shape} ${label}: p50 ${p50.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms\n`);
           }
           const explained = await trx.raw(
             "explain (analyze, buffers, format json) select count(*) from leads l where l.org_id = ? and l.contact_search_lower like '%patel%'",

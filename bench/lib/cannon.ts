@@ -1,4 +1,5 @@
 import autocannon from 'autocannon';
+import { percentile } from './report';
 
 /**
  * Runs in its own process (so the load generator never shares a CPU budget with the harness):
@@ -30,11 +31,6 @@ export interface CannonResult {
   serverCpuUsPerRequest?: number;
   /** Every PostgreSQL process's CPU time per request during the counted run, in microseconds. */
   databaseCpuUsPerRequest?: number;
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
 async function run(job: CannonJob, seconds: number): Promise<CannonResult> {

@@ -45,5 +45,11 @@ export function appendRun(path: string, heading: string, body: string): void {
   appendFileSync(path, `\n## ${heading}\n\n${body}\n\n${LIMITS}`);
 }
 
+/** The nearest-rank `p`th percentile (0-100) of values sorted ascending; NaN when there are none. */
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
 /** The middle value (the upper one of an even count): what the round-taking benchmarks report. */
 export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
