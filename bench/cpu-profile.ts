@@ -1,22 +1,20 @@
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openLargeWorkspace, DEFAULT_BENCH_URL } from './lib/dataset';
-import { startServer, buildService, runCannon, serviceEnv, serviceArgs } from './lib/processes';
-import type { CannonJob } from './lib/cannon';
+import { DEFAULT_BENCH_URL } from './lib/dataset';
+import { runCannon } from './lib/processes';
+import { PROFILE_CASES, profileCaseOf, startProfiledCase } from './lib/profile-cases';
 
-// `npx tsx bench/cpu-profile.ts <getById|list|create> [rate] [connections]`: runs the compiled
-// server under V8's CPU profiler while autocannon holds a fixed rate on one case of `npm run bench`
-// (getById: 800 req/s at 50 connections; list: the first page of 100 leads, 300 req/s at 10;
-// create: 200 req/s at 10, into the benchmark's writes workspace),
-// then prints the server's CPU per request and its self time grouped by package, our files,
-// Node's modules and native entries (writev, GC), as shares of the busy (non-idle) time.
+// `npx tsx bench/cpu-profile.ts <getById|ceiling|list|create> [rate] [connections]`: runs the compiled
+// server (or the ceiling, to set beside getById) under V8's CPU profiler while autocannon holds a
+// fixed rate on one case of `npm run bench` (lib/profile-cases.ts), then prints the server's CPU per request and its self time grouped by package, our files,
+// Node's modules and native entries (writev, GC), as shares of the busy (non-idle) time and as
+// µs per request (the profiler's own cost included, so compare two cases of one machine).
 // TOP=N prints the N largest groups (15 by default).
-const [which = 'list', rateArg, connArg] = process.argv.slice(2);
-const DEFAULTS = { getById: { rate: 800, connections: 50 }, list: { rate: 300, connections: 10 }, create: { rate: 200, connections: 10 } };
-if (!(which in DEFAULTS)) throw new Error('case: getById, list or create');
-const rate = Number(rateArg ?? DEFAULTS[which as keyof typeof DEFAULTS].rate);
-const connections = Number(connArg ?? DEFAULTS[which as keyof typeof DEFAULTS].connections);
+const [whichArg = 'list', rateArg, connArg] = process.argv.slice(2);
+const which = profileCaseOf(whichArg);
+const rate = Number(rateArg ?? PROFILE_CASES[which].rate);
+const connections = Number(connArg ?? PROFILE_CASES[which].connections);
 /** Long enough for V8 to finish optimising the path: at 200 creates a second it is still compiling after 5 s. */
 const warmupSeconds = Number(process.env.WARMUP_SECONDS ?? 3);
 const url = process.env.BENCH_DATABASE_URL ?? DEFAULT_BENCH_URL;
@@ -55,25 +53,9 @@ function selfTimeByGroup(profile: Profile, windowUs: number): [string, number][]
 }
 
 async function main(): Promise<void> {
-  const { key, sample, writes: writesWorkspace } = await openLargeWorkspace(url, { writes: true });
-  const { orgId: writes, key: writesKey } = writesWorkspace!;
   const dir = mkdtempSync(join(tmpdir(), 'wsapi-cpu-'));
-  const server = await startServer('ours', ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...serviceArgs(buildService())], serviceEnv(url));
+  const { server, job } = await startProfiledCase(which, url, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
   const seconds = 10;
-  const tag = Date.now() % 1_000_000;
-  const job: Omit<CannonJob, 'connections' | 'rate' | 'warmupSeconds' | 'seconds'> = which === 'create'
-    ? {
-      url: `${server.baseUrl}/api/v1/rpc/leads.create`,
-      method: 'POST',
-      headers: { Authorization: `Bearer ${writesKey}`, 'content-type': 'application/json' },
-      bodies: Array.from({ length: 5000 }, (_, i) => JSON.stringify({ json: { name: `Profile ${tag} ${i}`, phone: `+4475${String(tag % 100).padStart(2, '0')}${String(i).padStart(6, '0')}` } })),
-    }
-    : {
-      url: which === 'list'
-        ? `${server.baseUrl}/api/v1/leads?pageSize=100`
-        : `${server.baseUrl}/api/v1/rpc/leads.getById?input=${encodeURIComponent(JSON.stringify({ json: { id: sample.leadId } }))}`,
-      headers: { Authorization: `Bearer ${key}` },
-    };
   const result = await runCannon({ ...job, connections, rate, warmupSeconds, seconds }, server.pid);
   await server.stop(); // the profile is written as the server exits
   const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
@@ -81,7 +63,8 @@ async function main(): Promise<void> {
   process.stdout.write(`${which} at ${rate} req/s, ${connections} connections: ${result.serverCpuUsPerRequest} us of server CPU per request, p50 ${result.p50.toFixed(1)} ms\n`);
   process.stdout.write(`share of busy time (self) in the counted ${seconds} s, top ${process.env.TOP ?? 15}:\n`);
   for (const [group, share] of selfTimeByGroup(JSON.parse(readFileSync(join(dir, file), 'utf8')) as Profile, seconds * 1e6).slice(0, Number(process.env.TOP ?? 15))) {
-    process.stdout.write(`${share.toFixed(1).padStart(6)}%  ${group}\n`);
+    const us = (share / 100) * (result.serverCpuUsPerRequest ?? 0);
+    process.stdout.write(`${share.toFixed(1).padStart(6)}% ${us.toFixed(0).padStart(5)} µs  ${group}\n`);
   }
 }
 

@@ -42,6 +42,7 @@ async function main(): Promise<void> {
     composed('app:log-buffered', 'createApp, log lines buffered to 4 KB'),
     { name: 'ours', holds: 'the compiled service (index.ts: statement timeout, key-change listener)', args: serviceArgs(ours), env: oursEnv, job: getById },
     { name: 'ours LOG_LEVEL=warn', holds: 'the same without request log lines', args: serviceArgs(ours), env: { ...oursEnv, LOG_LEVEL: 'warn' }, job: getById },
+    { name: 'ours V8 defaults', holds: "the same without start:prod's node flags (--heap-growing-percent)", args: [ours], env: oursEnv, job: getById },
     { ...composed('static-page', 'a 47 KB list-sized answer from memory (no database)'), job: (b) => ({ url: `${b}/api/v1/rpc/static` }) },
     ...(baselineEntry
       ? [
