@@ -1,10 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import { createDb, type Db } from '../src/db/knex';
-import * as leadsQueries from '../src/db/queries/leads.queries';
 import * as bulkSeedQueries from '../src/db/queries/bulk-seed.queries';
-import { toSearchTerm } from '../src/domain/phone';
 import { openLargeWorkspace, DEFAULT_BENCH_URL } from './lib/dataset';
-import { machineLine, median, percentile } from './lib/report';
+import { machineLine, median } from './lib/report';
+import { SearchRounds, searchCases } from './lib/search-rounds';
 
 // `npx tsx bench/pending-lists.ts [--rounds 5] [--writes 600]`: the list's search cases on the
 // million-lead workspace with the search indexes' pending lists as `--writes` new leads leave them
@@ -41,49 +40,28 @@ async function fillPendingLists(db: Db, orgId: string): Promise<void> {
 async function main(): Promise<void> {
   const { orgId, sample, pgVersion, writes: writesWorkspace } = await openLargeWorkspace(url, { writes: true });
   const db = createDb({ url, poolMax: 1 });
-  const cases: [string, string][] = [['common "Patel"', 'Patel'], [`rare "${sample.rareTerm}"`, sample.rareTerm], [`phone "${sample.phoneFragment}"`, sample.phoneFragment]];
-  const results: Record<string, Record<State, { p50: number[]; p95: number[] }>> = {};
+  const searchRounds = new SearchRounds<State>(searchCases(sample), CALLS);
   const merges: { pages: number; ms: number }[] = [];
   const merge = async () => {
     const started = performance.now();
     const pages = ((await db.raw(MERGE_SQL)).rows[0] as { pages: number }).pages;
     return { pages, ms: performance.now() - started };
   };
-  const measure = async (round: number, state: State) => {
-    for (const [label, term] of cases) {
-      const filters = { search: toSearchTerm(term) };
-      const times: number[] = [];
-      for (let i = 0; i < CALLS; i++) {
-        const started = performance.now();
-        await leadsQueries.listAsJson(db, orgId, filters, { page: 1, pageSize: 100 });
-        times.push(performance.now() - started);
-      }
-      times.sort((a, b) => a - b);
-      const cell = ((results[label] ??= {} as Record<State, { p50: number[]; p95: number[] }>)[state] ??= { p50: [], p95: [] });
-      const [p50, p95] = [percentile(times, 50), percentile(times, 95)];
-      cell.p50.push(p50);
-      cell.p95.push(p95);
-      process.stderr.write(`round ${round} ${state} ${label}: p50 ${p50.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms\n`);
-    }
-  };
   try {
     await merge(); // start from empty lists, so a fill never overfills one
     for (let round = 1; round <= rounds; round++) {
-      if (round % 2 === 0) await measure(round, 'merged');
+      if (round % 2 === 0) await searchRounds.measure(db, orgId, 'merged', round);
       await fillPendingLists(db, writesWorkspace!.orgId);
-      await measure(round, 'pending');
+      await searchRounds.measure(db, orgId, 'pending', round);
       const merged = await merge();
       merges.push(merged);
       process.stderr.write(`round ${round}: merged ${merged.pages} pending pages in ${merged.ms.toFixed(1)} ms\n`);
-      if (round % 2 === 1) await measure(round, 'merged');
+      if (round % 2 === 1) await searchRounds.measure(db, orgId, 'merged', round);
     }
     const lines = [
       `${machineLine(pgVersion)}; ${writes} leads written (rolled back) before each turn with pending lists; the REST list's first page (pageSize 100, its count when full) called ${CALLS} times a turn, one at a time, from one session; ${rounds} rounds; medians of the rounds' p50 and p95, in ms.`,
       '',
-      `| case | ${STATES.map((s) => `p50, ${s}`).join(' | ')} | ${STATES.map((s) => `p95, ${s}`).join(' | ')} |`,
-      `|---|${STATES.map(() => '---:').join('|')}|${STATES.map(() => '---:').join('|')}|`,
-      ...Object.entries(results).map(([label, byState]) =>
-        `| ${label} | ${STATES.map((s) => median(byState[s].p50).toFixed(1)).join(' | ')} | ${STATES.map((s) => median(byState[s].p95).toFixed(1)).join(' | ')} |`),
+      ...searchRounds.table(STATES),
       '',
       `Merging the pending lists (\`gin_clean_pending_list\`): median ${median(merges.map((m) => m.pages))} pages in ${median(merges.map((m) => m.ms)).toFixed(1)} ms (each round: ${merges.map((m) => `${m.pages} in ${m.ms.toFixed(0)} ms`).join(', ')}).`,
     ];

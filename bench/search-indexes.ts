@@ -1,9 +1,7 @@
-import { performance } from 'node:perf_hooks';
 import { createDb, type Db } from '../src/db/knex';
-import * as leadsQueries from '../src/db/queries/leads.queries';
-import { toSearchTerm } from '../src/domain/phone';
 import { openLargeWorkspace, DEFAULT_BENCH_URL } from './lib/dataset';
-import { machineLine, median, percentile } from './lib/report';
+import { machineLine } from './lib/report';
+import { SearchRounds, searchCases } from './lib/search-rounds';
 
 // `npx tsx bench/search-indexes.ts [--rounds 5]`: the list's search cases on the million-lead
 // workspace with the lead search text's trigram index shared by every workspace (as it was) and
@@ -49,29 +47,14 @@ async function main(): Promise<void> {
     await db.raw("set maintenance_work_mem = '256MB'");
     for (const statement of SHAPES['shared by all workspaces'].create) await db.raw(statement);
     await db.raw('analyze leads');
-    const cases: [string, string][] = [['common "Patel"', 'Patel'], [`rare "${sample.rareTerm}"`, sample.rareTerm], [`phone "${sample.phoneFragment}"`, sample.phoneFragment]];
-    const results: Record<string, Record<Shape, { p50: number[]; p95: number[] }>> = {};
+    const searchRounds = new SearchRounds<Shape>(searchCases(sample), CALLS);
     const heapPages: Partial<Record<Shape, number>> = {};
     for (let round = 1; round <= rounds; round++) {
       const order = (Object.keys(SHAPES) as Shape[]);
       if (round % 2 === 0) order.reverse();
       for (const shape of order) {
         await withOnly(db, shape, async (trx) => {
-          for (const [label, term] of cases) {
-            const filters = { search: toSearchTerm(term) };
-            const times: number[] = [];
-            for (let i = 0; i < CALLS; i++) {
-              const started = performance.now();
-              await leadsQueries.listAsJson(trx, orgId, filters, { page: 1, pageSize: 100 });
-              times.push(performance.now() - started);
-            }
-            const cell = ((results[label] ??= {} as Record<Shape, { p50: number[]; p95: number[] }>)[shape] ??= { p50: [], p95: [] });
-            times.sort((a, b) => a - b);
-            const [p50, p95] = [percentile(times, 50), percentile(times, 95)];
-            cell.p50.push(p50);
-            cell.p95.push(p95);
-            process.stderr.write(`round ${round} ${shape} ${label}: p50 ${p50.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms\n`);
-          }
+          await searchRounds.measure(trx, orgId, shape, round);
           const explained = await trx.raw(
             "explain (analyze, buffers, format json) select count(*) from leads l where l.org_id = ? and l.contact_search_lower like '%patel%'",
             [orgId],
@@ -85,10 +68,7 @@ async function main(): Promise<void> {
     const lines = [
       `${machineLine(pgVersion)}; the REST list's first page (pageSize 100, its count when full) called ${CALLS} times a turn, one at a time, from one session; ${rounds} rounds taking turns; medians of the rounds' p50 and p95, in ms.`,
       '',
-      `| case | ${shapes.map((s) => `p50, ${s}`).join(' | ')} | ${shapes.map((s) => `p95, ${s}`).join(' | ')} |`,
-      `|---|${shapes.map(() => '---:').join('|')}|${shapes.map(() => '---:').join('|')}|`,
-      ...Object.entries(results).map(([label, byShape]) =>
-        `| ${label} | ${shapes.map((s) => median(byShape[s].p50).toFixed(1)).join(' | ')} | ${shapes.map((s) => median(byShape[s].p95).toFixed(1)).join(' | ')} |`),
+      ...searchRounds.table(shapes),
       '',
       `Heap pages read by the count of "patel" (last round): ${shapes.map((s) => `${s} ${heapPages[s]}`).join(', ')}.`,
     ];

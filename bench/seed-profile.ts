@@ -1,5 +1,4 @@
 import pg from 'pg';
-import { createDb } from '../src/db/knex';
 import * as orgsQueries from '../src/db/queries/orgs.queries';
 import * as bulkSeedQueries from '../src/db/queries/bulk-seed.queries';
 import { DEFAULT_BENCH_URL, openBenchDatabase, postgresVersion } from './lib/dataset';
