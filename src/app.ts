@@ -65,11 +65,12 @@ export function createApp({ db, config, logger, registry = createProcedureRegist
   const authenticate = createAuthenticator({ keys: authenticator, tokenKey: jwtKeys.token, readAccess });
   // Tests build the app without NODE_ENV: they send webhooks to their own loopback receivers.
   const webhookUrlPolicy = webhookUrlPolicyFor(config.NODE_ENV ?? 'test');
+  // The API routes first, the busiest first: Express walks every router mounted before the one
+  // that answers, and no two of these share a path.
   app.use(rpcRouter({ registry, db, authenticate, rateLimiter, webhookUrlPolicy }, config.BODY_LIMIT));
-  // After the API routes (their paths never overlap), so an API call does not walk these routers.
+  app.use(leadsRouter({ db, authenticate, rateLimiter }));
   app.use(healthRouter({ db, logger }));
   app.use(metricsRouter({ registry: metrics.registry, token: config.METRICS_TOKEN }));
-  app.use(leadsRouter({ db, authenticate, rateLimiter }));
   app.use(playgroundRouter({ jwtKeys, readAccess }, config.BODY_LIMIT));
 
   app.use(docsRouter({ registry }));
