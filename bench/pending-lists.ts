@@ -6,13 +6,14 @@ import { machineLine, median } from './lib/report';
 import { SearchRounds, searchCases } from './lib/search-rounds';
 
 // `npx tsx bench/pending-lists.ts [--rounds 5] [--writes 600]`: the list's search cases on the
-// million-lead workspace with the search indexes' pending lists as `--writes` new leads leave them
-// and merged (`gin_clean_pending_list`, which a periodic job of the service could call: whether
-// that would speed searches up is what this measures; BENCHMARKS.md, "Tried and not kept"). Each turn writes the leads into the writes workspace in a rolled-back
-// transaction (a GIN pending list keeps a rolled-back row's entries until it is merged), calls the
-// REST list's first page (page and, for a full page, its count) one at a time, then merges and
-// calls again; the order alternates between rounds. Prints the medians of each round's p50 and
-// p95 per call and what a merge took; vacuums the tables at the end, so the database is left as found.
+// million-lead workspace with the search indexes' pending lists as `--writes` new leads leave them,
+// and merged (`gin_clean_pending_list`, which a periodic job of the service could call; whether
+// that would speed searches up is what this measures: BENCHMARKS.md, "Tried and not kept"). Each
+// turn writes the leads into the writes workspace in a rolled-back transaction (a GIN pending list
+// keeps a rolled-back row's entries until it is merged), calls the REST list's first page (page
+// and, for a full page, its count) one at a time, then merges and calls again; the order
+// alternates between rounds. Prints the medians of each round's p50 and p95 per call and what a
+// merge took; vacuums the tables at the end, so the database is left as found.
 const arg = (name: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
 const rounds = Number(arg('--rounds') ?? 5);
 const writes = Number(arg('--writes') ?? 600);
