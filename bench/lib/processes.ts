@@ -74,14 +74,14 @@ export function serviceEnv(databaseUrl: string, logLevel: 'info' | 'warn' = 'inf
   };
 }
 
-/** Starts `node <args>` as its own process on a loopback port; its output goes to /dev/null. */
-export async function startServer(name: string, nodeArgs: string[], env: Record<string, string>): Promise<RunningServer> {
+/** Starts `node <args>` as its own process on a loopback port; its output goes to `stdoutPath`, or /dev/null. */
+export async function startServer(name: string, nodeArgs: string[], env: Record<string, string>, stdoutPath = '/dev/null'): Promise<RunningServer> {
   const port = await freePort();
-  const devNull = openSync('/dev/null', 'w');
+  const stdout = openSync(stdoutPath, 'w');
   const child = spawn(process.execPath, nodeArgs, {
     cwd: ROOT,
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
-    stdio: ['ignore', devNull, 'pipe'],
+    stdio: ['ignore', stdout, 'pipe'],
   });
   let stderr = '';
   child.stderr!.on('data', (chunk) => (stderr = (stderr + chunk).slice(-4000)));
