@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type pg from 'pg';
-import type { Db } from './knex';
+import { readTimeoutOf, type Db } from './knex';
 import { allowsNamedStatements, withStatementName, statementNameOf, poolMark } from './prepared-statements';
 
 /**
@@ -126,6 +126,7 @@ export function compiledPerShape<Args>(build: (db: Db, args: Args) => Knex.Query
     }
     const bindings = compiled.bindings.map((b) => ('value' in b ? values.values[b.value] : b.constant));
     const session = compiledStatementsPoolOf(db);
+    const readTimeout = readTimeoutOf(session);
     const { sql, nativeSql, name } = compiled;
     return {
       sql: nativeSql,
@@ -142,7 +143,8 @@ export function compiledPerShape<Args>(build: (db: Db, args: Args) => Knex.Query
         try {
           const named = allowsNamedStatements(session) ? { name } : {};
           client.emit('query', { method: 'raw', sql: nativeSql, bindings, options: named });
-          const result = await connection.query<Row & pg.QueryResultRow>({ text: nativeSql, values: bindings as unknown[], ...named, ...(types && { types }) });
+          const config = { text: nativeSql, values: bindings as unknown[], ...named, ...(types && { types }) };
+          const result = await runOn<Row & pg.QueryResultRow>(connection, config, readTimeout);
           return result.rows;
         } finally {
           await client.releaseConnection(connection);
@@ -150,4 +152,33 @@ export function compiledPerShape<Args>(build: (db: Db, args: Args) => Knex.Query
       },
     };
   };
+}
+
+/**
+ * Runs `config` on `connection` through the driver's callback form, as knex does, giving up with
+ * pg's own "Query read timeout" after `readTimeoutMs` when the pool leaves timing to its callers.
+ * pg's promise form, and its `query_timeout`, each make a closure over the query inside
+ * `Client.query`; with either, a list page's answer outlived its request, even one request at a
+ * time: 57 KB of the 130 KB a page allocates was promoted into old space, 9 KB without them, and
+ * old space filled with pages already sent (bench/gc-survival.ts; BENCHMARKS.md, "What outlives
+ * a request").
+ */
+function runOn<Row extends pg.QueryResultRow>(connection: pg.Client, config: pg.QueryConfig, readTimeoutMs: number | undefined): Promise<pg.QueryResult<Row>> {
+  return new Promise((resolve, reject) => {
+    // Arguments rather than a closure, for the same reason.
+    const timer = readTimeoutMs === undefined ? undefined : setTimeout(giveUp, readTimeoutMs, reject);
+    connection.query<Row>(config, (err: Error | null, result: pg.QueryResult<Row>) => {
+      clearTimeout(timer);
+      if (err) reject(err);
+      else resolve(result);
+    });
+  });
+}
+
+/**
+ * The answer never came (a silent network path): the call fails as pg's query_timeout fails it
+ * (503), and the connection, still waiting, is not idle, so the pool replaces it (knex.ts).
+ */
+function giveUp(reject: (err: Error) => void): void {
+  reject(new Error('Query read timeout'));
 }

@@ -50,7 +50,7 @@ export async function connectDatabase(options: ConnectOptions): Promise<Database
   const db = createDb(poolOptions);
   // The hot reads' compiled statements get a pool of their own, of the same size, whose sessions
   // plan them once (compiled-statements.ts): up to twice DB_POOL_MAX connections in all.
-  const compiledStatementsDb = namedStatements ? createDb({ ...poolOptions, forceGenericPlans: true }) : undefined;
+  const compiledStatementsDb = namedStatements ? createDb({ ...poolOptions, forceGenericPlans: true, readsTimedByCaller: true }) : undefined;
   if (compiledStatementsDb) runCompiledStatementsOn(db, compiledStatementsDb);
   return {
     db,

@@ -1,6 +1,6 @@
 import knex, { type Knex } from 'knex';
 import pg from 'pg';
-import { allowNamedStatements } from './prepared-statements';
+import { allowNamedStatements, poolMark } from './prepared-statements';
 
 export type Db = Knex;
 
@@ -35,6 +35,20 @@ export interface DbOptions {
    * letting PostgreSQL re-plan them per call: for the pool compiled statements run on (connect.ts).
    */
   forceGenericPlans?: boolean;
+  /**
+   * The pool's callers time their own reads (`readTimeoutOf`) instead of pg's `query_timeout`: for
+   * the pool only compiled statements run on (compiled-statements.ts says why).
+   */
+  readsTimedByCaller?: boolean;
+}
+
+/** Pools (by their client's config) whose callers time their reads, and after how long they give up. */
+const callerReadTimeouts = new WeakMap<object, number>();
+
+/** How long a caller of `db`'s pool waits for an answer before giving up, when the pool leaves that to its callers. */
+export function readTimeoutOf(db: Db): number | undefined {
+  const mark = poolMark(db);
+  return mark && callerReadTimeouts.get(mark);
 }
 
 /**
@@ -45,7 +59,9 @@ export interface DbOptions {
  */
 export function createDb(options: DbOptions): Db {
   const { url, poolMax, acquireTimeoutMs = DEFAULT_ACQUIRE_TIMEOUT_MS, statementTimeoutMs, applicationName, onWarning } = options;
-  const statementTimeout = statementTimeoutMs ? { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + QUERY_TIMEOUT_SLACK_MS } : {};
+  const readTimeoutMs = statementTimeoutMs ? statementTimeoutMs + QUERY_TIMEOUT_SLACK_MS : undefined;
+  const driverReadTimeout = readTimeoutMs && !options.readsTimedByCaller ? { query_timeout: readTimeoutMs } : {};
+  const statementTimeout = statementTimeoutMs ? { statement_timeout: statementTimeoutMs, ...driverReadTimeout } : {};
   const db = knex({
     client: 'pg',
     connection: {
@@ -62,6 +78,7 @@ export function createDb(options: DbOptions): Db {
     ...(onWarning ? { log: { warn: (message: unknown) => onWarning(String(message).split('\n')[0]!) } } : {}),
   });
   if (options.namedStatements) allowNamedStatements(db);
+  if (readTimeoutMs && options.readsTimedByCaller) callerReadTimeouts.set(poolMark(db)!, readTimeoutMs);
   return db;
 }
 

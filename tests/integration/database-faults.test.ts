@@ -1,6 +1,7 @@
 import request from 'supertest';
 import type { Express } from 'express';
 import { createDb, type Db } from '../../src/db/knex';
+import { connectDatabase } from '../../src/db/connect';
 import { createLogger } from '../../src/logger';
 import { toAppError } from '../../src/errors/to-app-error';
 import { createCacheInvalidationListener } from '../../src/auth/key-invalidation';
@@ -193,6 +194,36 @@ describeOnRealPostgres('database faults', () => {
         expect((await db.raw('show statement_timeout')).rows).toEqual([{ statement_timeout: '1s' }]);
       } finally {
         await unbounded.destroy();
+      }
+    });
+  });
+
+  describe("the compiled statements' pool, which times its own reads (as the service connects)", () => {
+    it('answers a REST list page 503 within the query timeout on a silent path, then 200 on connections that replace the waiting ones', async () => {
+      // The pools as index.ts makes them: the compiled statements (the list's first page) run on a
+      // second pool, without pg's query_timeout; its callers give up after the same time.
+      const database = await connectDatabase({
+        url: proxy.urlFor(testDatabaseUrl()), embeddedDir: '', poolMax: 3, migrate: false, namedStatements: true,
+        acquireTimeoutMs: ACQUIRE_TIMEOUT_MS, statementTimeoutMs: STATEMENT_TIMEOUT_MS, applicationName, onWarning: () => undefined,
+      });
+      expect(database.compiledStatementsDb).toBeDefined();
+      // The key stays cached, so only the page's statement needs the database.
+      const pair = createTestContext({ db: database.db, keyCacheTtlMs: 60_000 });
+      const list = () => request(pair.app).get('/api/v1/leads?pageSize=1').set('Authorization', `Bearer ${key}`);
+      try {
+        // Three pages at once open three connections in each pool.
+        expect((await Promise.all([1, 2, 3].map(list))).map((res) => res.status)).toEqual([200, 200, 200]);
+        proxy.silence();
+        const started = Date.now();
+        const answers = await Promise.all([1, 2, 3].map(list));
+        expect(answers.map((res) => [res.status, res.body.error?.code])).toEqual([1, 2, 3].map(() => [503, 'SERVICE_UNAVAILABLE']));
+        // Not the acquire timeout: the connections were open, and waited for the answer.
+        expect(Date.now() - started).toBeGreaterThanOrEqual(QUERY_TIMEOUT_MS - 100);
+        expect(Date.now() - started).toBeLessThan(QUERY_TIMEOUT_MS + SLACK_MS);
+        await proxy.restore();
+        expect((await list()).status).toBe(200);
+      } finally {
+        await database.close();
       }
     });
   });
