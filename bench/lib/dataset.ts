@@ -36,7 +36,7 @@ export interface BenchWorkspace {
  * The workspace named `name` with exactly `leads` leads: reused when present and complete,
  * otherwise (re)created and loaded with the bulk generator, so reruns skip the load.
  */
-export async function ensureWorkspace(db: Db, name: string, leads: number): Promise<BenchWorkspace & { loadedSeconds?: number }> {
+export async function ensureWorkspace(db: Db, name: string, leads: number): Promise<BenchWorkspace & { loaded?: { loadSeconds: number; seconds: number } }> {
   const existing = await db('organisations').where({ name }).select('id');
   for (const row of existing) {
     const counted = await db('leads').where('org_id', row.id).count({ n: '*' });
@@ -47,7 +47,7 @@ export async function ensureWorkspace(db: Db, name: string, leads: number): Prom
   const org = await orgsQueries.create(db, { name, tier: 'BUSINESS', features: ['DEVELOPER_API'], phoneRegion: 'GB' });
   process.stderr.write(`loading ${leads} leads into ${name}\n`);
   const result = await seedBulk(db, { orgId: org.id, leads, onProgress: progressBar(process.stderr, Boolean(process.stderr.isTTY)) });
-  return { orgId: org.id, leads, loadedSeconds: result.seconds };
+  return { orgId: org.id, leads, loaded: { loadSeconds: result.loadSeconds, seconds: result.seconds } };
 }
 
 /** The workspace creates are written to (made on first use), so the read workspaces keep their sizes between runs. */
