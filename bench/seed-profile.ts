@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import * as orgsQueries from '../src/db/queries/orgs.queries';
 import * as bulkSeedQueries from '../src/db/queries/bulk-seed.queries';
@@ -12,6 +13,10 @@ import { machineLine } from './lib/report';
 // rolled-back transaction), to show what their many small merges cost the load: a larger list
 // is merged later (by the seed's closing VACUUM), so not all of the difference is saved. Vacuums
 // the loaded tables at the end, as the seed does, so the database is left as it was found.
+// With `--indexes`, instead: the batch's time and WAL (not under EXPLAIN) with all of the loaded
+// tables' indexes, then with each index that no constraint needs dropped in turn (DROP INDEX
+// inside the rolled-back transaction; it locks the table meanwhile, so run it only on the
+// benchmark's own database), then with settings the load could change for itself.
 const arg = (name: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
 const rows = Number(arg('--rows') ?? 50_000);
 const url = process.env.BENCH_DATABASE_URL ?? DEFAULT_BENCH_URL;
@@ -36,7 +41,13 @@ async function main(): Promise<void> {
     db.removeListener('query', capture);
     const bindings = [...batch!.bindings];
     bindings.splice(-2, 2, 11, 10 + rows);
-    const lines = [`${machineLine(await postgresVersion(db))}; one batch of ${rows} leads (with contacts, and clients for converted leads) into a new workspace, under EXPLAIN ANALYZE, rolled back.`, ''];
+    const how = process.argv.includes('--indexes') ? 'timed by the client, then vacuumed and checkpointed' : 'under EXPLAIN ANALYZE';
+    const lines = [`${machineLine(await postgresVersion(db))}; one batch of ${rows} leads (with contacts, and clients for converted leads) into a new workspace, ${how}, rolled back.`, ''];
+    if (process.argv.includes('--indexes')) {
+      lines.push(...(await indexCosts(client, batch!.sql, bindings)));
+      process.stdout.write(`${lines.join('\n')}\n`);
+      return;
+    }
     for (const variant of ['pending lists of 512 kB (as shipped)', 'pending lists of 64 MB']) {
       await client.query('begin');
       try {
@@ -66,6 +77,61 @@ async function main(): Promise<void> {
     await client.end();
     await db.destroy();
   }
+}
+
+const SEARCH_INDEXES = ['leads_org_search_trgm_idx', 'contacts_org_search_trgm_idx'];
+/** Settings a load could take for itself (the ALTER INDEXes only inside its own transaction). */
+const LOAD_SETTINGS: [string, string[]][] = [
+  ['with wal_compression = lz4 (the session\'s full-page images)', ['set local wal_compression = lz4']],
+  ['with the search indexes\' pending lists at 4 MB', SEARCH_INDEXES.map((i) => `alter index ${i} set (gin_pending_list_limit = 4096)`)],
+  ['with the search indexes\' fastupdate off', SEARCH_INDEXES.map((i) => `alter index ${i} set (fastupdate = off)`)],
+  ['with leads_copy_contact_search disabled', ['alter table leads disable trigger leads_copy_contact_search']],
+];
+const LOADED_TABLES = ['leads', 'contacts', 'clients', 'lead_json', 'lead_counts'];
+
+/** The loaded tables' indexes that back no constraint (primary keys and foreign keys need theirs). */
+const DROPPABLE_INDEXES_SQL = `select c.relname as name, t.relname as on_table, am.amname as method
+  from pg_index i join pg_class c on c.oid = i.indexrelid join pg_class t on t.oid = i.indrelid join pg_am am on am.oid = c.relam
+  where t.relname in ('leads', 'contacts', 'clients', 'lead_json') and not exists (select 1 from pg_constraint k where k.conindid = i.indexrelid)
+  order by t.relname, c.relname`;
+
+/** One batch in a rolled-back transaction, after `prepare`: its seconds and the WAL it wrote. */
+async function timedBatch(client: pg.Client, sql: string, bindings: unknown[], prepare: string[] = []) {
+  await client.query('begin');
+  try {
+    await client.query("set local work_mem = '128MB'");
+    for (const statement of prepare) await client.query(statement);
+    const before = (await client.query('select pg_current_wal_insert_lsn() as lsn')).rows[0].lsn as string;
+    const started = performance.now();
+    await client.query(sql, bindings);
+    const seconds = (performance.now() - started) / 1000;
+    const wal = (await client.query('select pg_wal_lsn_diff(pg_current_wal_insert_lsn(), $1) as bytes', [before])).rows[0].bytes;
+    return { seconds, walMb: Number(wal) / 1e6 };
+  } finally {
+    await client.query('rollback');
+    // Each variant starts from the same state: without the vacuum the rolled-back rows stay in
+    // every index and the next batch writes more (473 MB of WAL for the first, 1,418 for the
+    // last, in this mode's first version); after a checkpoint every batch pays the same
+    // full-page images.
+    await client.query(`vacuum ${LOADED_TABLES.join(', ')}`);
+    await client.query('checkpoint');
+  }
+}
+
+async function indexCosts(client: pg.Client, sql: string, bindings: unknown[]): Promise<string[]> {
+  const indexes = (await client.query(DROPPABLE_INDEXES_SQL)).rows as { name: string; on_table: string; method: string }[];
+  const lines = ['| variant | s | WAL MB | s saved |', '|---|---:|---:|---:|'];
+  // The full batch before and after the others, so drift shows; savings are against their mean.
+  const first = await timedBatch(client, sql, bindings);
+  const rows: [string, { seconds: number; walMb: number }][] = [];
+  rows.push(['without every index below', await timedBatch(client, sql, bindings, indexes.map((i) => `drop index ${i.name}`))]);
+  for (const index of indexes) rows.push([`without ${index.name} (${index.method}, ${index.on_table})`, await timedBatch(client, sql, bindings, [`drop index ${index.name}`])]);
+  for (const [name, settings] of LOAD_SETTINGS) rows.push([name, await timedBatch(client, sql, bindings, settings)]);
+  const last = await timedBatch(client, sql, bindings);
+  const full = (first.seconds + last.seconds) / 2;
+  lines.push(`| every index (first) | ${first.seconds.toFixed(2)} | ${first.walMb.toFixed(0)} | |`, `| every index (last) | ${last.seconds.toFixed(2)} | ${last.walMb.toFixed(0)} | |`);
+  for (const [name, r] of rows) lines.push(`| ${name} | ${r.seconds.toFixed(2)} | ${r.walMb.toFixed(0)} | ${(full - r.seconds).toFixed(2)} |`);
+  return lines;
 }
 
 main().catch((err) => {
