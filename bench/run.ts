@@ -66,6 +66,10 @@ async function main(): Promise<void> {
     ceilingAtRate = await measure(`ceiling: bare Express getById at ${FIXED_RATE} req/s`, { url, connections: c, rate: FIXED_RATE }, 'p99', s.pid);
     return fullSpeed;
   });
+  // The same route on the HTTP server ours listens with (requests born on Express's prototypes):
+  // ours against this one is the like-for-like ratio, since the ceiling above keeps app.listen.
+  const ceilingOnServiceServer = await withServer('ceiling on the service server', ['--import', 'tsx', 'bench/servers/ceiling.ts'], { ...env, HTTP_SERVER: 'service' }, (s) =>
+    measure("ceiling: bare Express getById on the service's HTTP server", { url: `${s.baseUrl}/leads/${large.orgId}/${sample.leadId}`, connections: c }, 'p99', s.pid));
   const peer = await withServer('peer', ['--import', 'tsx', 'bench/servers/trpc-peer.ts'], env, (s) =>
     measure('peer: tRPC v11 express adapter getById', { url: rpcGet(s.baseUrl, 'leads.getById', { orgId: large.orgId, id: sample.leadId }).replace('/api/v1/rpc/', '/trpc/'), connections: c }, 'p99', s.pid));
   const insertCeilingOf = (label: string, withEvents: '0' | '1') =>
@@ -111,6 +115,7 @@ async function main(): Promise<void> {
     `${quick ? 'Quick run' : 'Full run'}: ${machineLine(pgVersion)}; workspaces of ${PLAN.large} and ${PLAN.others.join(', ')} leads; ${PLAN.warmup} s warm-up, ${PLAN.seconds} s counted per case; DB_POOL_MAX=${BENCH_POOL_MAX} for every server (ours: for each of its two pools, the second for its prepared hot reads); ours compiled (as npm run build does) and started with start:prod's node flags (${serviceArgs('').slice(0, -1).join(' ') || 'none'}), with NODE_ENV=production and its request log on at info (to /dev/null); the other servers under tsx.`,
     '', table(rows), '',
     `- ours getById / ceiling: **${ratio(ours.getById.rps, ceiling.rps)}x** (target >= 0.9); server CPU per request: ours ${ours.getById.serverCpuUsPerRequest} us, ceiling ${ceiling.serverCpuUsPerRequest} us, peer ${peer.serverCpuUsPerRequest} us (**${ratio(ours.getById.serverCpuUsPerRequest ?? 0, ceiling.serverCpuUsPerRequest ?? 0)}x** the ceiling's; target <= 1.1)`,
+    `- ours getById / the ceiling on the service's HTTP server (like for like): ${ratio(ours.getById.rps, ceilingOnServiceServer.rps)}x; its server CPU per request ${ceilingOnServiceServer.serverCpuUsPerRequest} us (ours ${ratio(ours.getById.serverCpuUsPerRequest ?? 0, ceilingOnServiceServer.serverCpuUsPerRequest ?? 0)}x)`,
     `- ours getById / tRPC peer: **${ratio(ours.getById.rps, peer.rps)}x** (target >= 1.6)`,
     `- getById server CPU per request at a fixed ${FIXED_RATE} req/s: ours ${oursAtRate?.serverCpuUsPerRequest} us, ceiling ${ceilingAtRate?.serverCpuUsPerRequest} us (**${ratio(oursAtRate?.serverCpuUsPerRequest ?? 0, ceilingAtRate?.serverCpuUsPerRequest ?? 0)}x**; target <= 1.1)`,
     `- ours create / insert ceiling (the same inserts: contact, lead and its two events): **${ratio(ours.create.rps, insertCeiling.rps)}x** (target >= 0.8); server CPU per request: ours ${ours.create.serverCpuUsPerRequest} us, insert ceiling ${insertCeiling.serverCpuUsPerRequest} us`,

@@ -1,5 +1,6 @@
 import express from 'express';
 import * as leadsQueries from '../../src/db/queries/leads.queries';
+import { createHttpServer } from '../../src/server/http-server';
 import { serverSetup } from './server-env';
 
 // The stack's ceiling for leads.getById: Express 5 and the very same knex query, nothing else
@@ -11,4 +12,6 @@ app.get('/leads/:orgId/:id', async (req, res) => {
   if (!lead) res.status(404).json({ error: 'not found' });
   else res.json(lead);
 });
-app.listen(port, host);
+// HTTP_SERVER=service: the server ours listens with (requests born on Express's prototypes).
+if (process.env.HTTP_SERVER === 'service') createHttpServer(app).listen(port, host);
+else app.listen(port, host);

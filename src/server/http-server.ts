@@ -1,4 +1,5 @@
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, IncomingMessage, ServerResponse, type Server } from 'node:http';
+import type { Express } from 'express';
 
 /**
  * Largest request line plus headers Node accepts. Its default (16 KiB) is answered by Node's
@@ -8,7 +9,31 @@ import { createServer, type RequestListener, type Server } from 'node:http';
  */
 export const MAX_HEADER_SIZE = 64 * 1024;
 
-/** The HTTP server the service listens with (index.ts) and that tests start the same way. */
-export function createHttpServer(app: RequestListener): Server {
-  return createServer({ maxHeaderSize: MAX_HEADER_SIZE }, app);
+/**
+ * A constructor for `base`'s objects whose instances are born on `prototype` (which must inherit
+ * from base.prototype). Reflect.construct works whether Node defines base as a class or a function.
+ */
+function bornOn<T extends abstract new (...args: never[]) => object>(base: T, prototype: object): T {
+  function Constructed(...args: unknown[]): object {
+    return Reflect.construct(base as unknown as new (...args: unknown[]) => object, args, Constructed);
+  }
+  Constructed.prototype = prototype;
+  return Constructed as unknown as T;
+}
+
+/**
+ * The HTTP server the service listens with (index.ts) and that tests start the same way.
+ *
+ * Express gives every request and response its own prototypes (app.request, app.response) with
+ * Object.setPrototypeOf, and V8 makes each such object slow: at one connection a bare Express
+ * route kept about 8 KB of every request alive into old space, where only the heap's full
+ * collections free it. Node builds them on those prototypes here instead, so Express's call
+ * changes nothing (BENCHMARKS.md, "Requests born on Express's prototypes").
+ */
+export function createHttpServer(app: Express): Server {
+  return createServer({
+    maxHeaderSize: MAX_HEADER_SIZE,
+    IncomingMessage: bornOn<typeof IncomingMessage>(IncomingMessage, app.request),
+    ServerResponse: bornOn<typeof ServerResponse>(ServerResponse, app.response),
+  }, app);
 }
