@@ -44,6 +44,10 @@ async function main(): Promise<void> {
       job: (base) => ({ url: `${base}/leads/${orgId}/${sample.leadId}` }),
     },
     {
+      name: "ceiling on the service's HTTP server", args: ['--import', 'tsx', 'bench/servers/ceiling.ts'], env: { DATABASE_URL: url, DB_POOL_MAX: BENCH_POOL_MAX, HTTP_SERVER: 'service' },
+      job: (base) => ({ url: `${base}/leads/${orgId}/${sample.leadId}` }),
+    },
+    {
       name: 'ours: leads.getById', args: [entry], env: serviceEnv(url, 'warn'),
       job: (base) => ({ url: `${base}/api/v1/rpc/leads.getById?input=${encodeURIComponent(JSON.stringify({ json: { id: sample.leadId } }))}`, headers: authorization }),
     },
