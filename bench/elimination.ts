@@ -33,6 +33,7 @@ async function main(): Promise<void> {
   const ours = buildService();
   const all: Server[] = [
     { name: 'ceiling', holds: 'bench/servers/ceiling.ts: Express, the query, res.json', args: ['--import', 'tsx', 'bench/servers/ceiling.ts'], env, job: (b) => ({ url: `${b}/leads/${large.orgId}/${sample.leadId}` }) },
+    { name: 'ceiling on the service server', holds: 'the same, on createHttpServer (requests born on Express\'s prototypes), as every server below', args: ['--import', 'tsx', 'bench/servers/ceiling.ts'], env: { ...env, HTTP_SERVER: 'service' }, job: (b) => ({ url: `${b}/leads/${large.orgId}/${sample.leadId}` }) },
     composed('route', 'our action route: envelope in, the query, encodeResult, sendJson'),
     composed('route+log', '+ the request log line and metrics'),
     composed('route+log+edge', '+ helmet and CORS headers (edgeHeaders)'),
