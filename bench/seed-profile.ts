@@ -25,7 +25,8 @@ interface ExplainedPlan {
   'Execution Time': number;
 }
 
-const TRIGRAM_INDEXES = ['leads_org_search_trgm_idx', 'contacts_org_search_trgm_idx', 'leads_contact_phone_digits_trgm_idx', 'contacts_phone_digits_trgm_idx'];
+const SEARCH_INDEXES = ['leads_org_search_trgm_idx', 'contacts_org_search_trgm_idx'];
+const TRIGRAM_INDEXES = [...SEARCH_INDEXES, 'leads_contact_phone_digits_trgm_idx', 'contacts_phone_digits_trgm_idx'];
 
 async function main(): Promise<void> {
   const db = await openBenchDatabase(url);
@@ -79,7 +80,6 @@ async function main(): Promise<void> {
   }
 }
 
-const SEARCH_INDEXES = ['leads_org_search_trgm_idx', 'contacts_org_search_trgm_idx'];
 /** Settings a load could take for itself (the ALTER INDEXes only inside its own transaction). */
 const LOAD_SETTINGS: [string, string[]][] = [
   ['with wal_compression = lz4 (the session\'s full-page images)', ['set local wal_compression = lz4']],
@@ -87,8 +87,6 @@ const LOAD_SETTINGS: [string, string[]][] = [
   ['with the search indexes\' fastupdate off', SEARCH_INDEXES.map((i) => `alter index ${i} set (fastupdate = off)`)],
   ['with leads_copy_contact_search disabled', ['alter table leads disable trigger leads_copy_contact_search']],
 ];
-const LOADED_TABLES = ['leads', 'contacts', 'clients', 'lead_json', 'lead_counts'];
-
 /** The loaded tables' indexes that back no constraint (primary keys and foreign keys need theirs). */
 const DROPPABLE_INDEXES_SQL = `select c.relname as name, t.relname as on_table, am.amname as method
   from pg_index i join pg_class c on c.oid = i.indexrelid join pg_class t on t.oid = i.indrelid join pg_am am on am.oid = c.relam
@@ -113,7 +111,7 @@ async function timedBatch(client: pg.Client, sql: string, bindings: unknown[], p
     // every index and the next batch writes more (473 MB of WAL for the first, 1,418 for the
     // last, in this mode's first version); after a checkpoint every batch pays the same
     // full-page images.
-    await client.query(`vacuum ${LOADED_TABLES.join(', ')}`);
+    await client.query(`vacuum ${bulkSeedQueries.LOADED_TABLES.join(', ')}`);
     await client.query('checkpoint');
   }
 }

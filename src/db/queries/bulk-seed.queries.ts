@@ -118,6 +118,9 @@ export async function memberIdsOf(db: Db, orgId: string): Promise<string[]> {
   return rows.map((r: { id: string }) => r.id);
 }
 
+/** The tables a bulk load writes: its three, and the two the leads' triggers fill. */
+export const LOADED_TABLES = [TABLES.contacts, TABLES.leads, TABLES.clients, TABLES.leadJson, TABLES.leadCounts];
+
 /**
  * Vacuums and analyses the loaded tables, as after any bulk load: without it every page of the
  * new rows stays out of the visibility map (index-only scans visit the heap) and without hint
@@ -129,6 +132,6 @@ export async function memberIdsOf(db: Db, orgId: string): Promise<string[]> {
  * One statement: VACUUM cannot run in a multi-statement string.
  */
 export async function vacuumAnalyse(db: Db): Promise<void> {
-  const loaded = [TABLES.contacts, TABLES.leads, TABLES.clients, TABLES.leadJson, TABLES.leadCounts];
-  await db.raw(`vacuum (analyze) ${loaded.join(', ')}`);
+  await db.raw(`vacuum (analyze) ${LOADED_TABLES.join(', ')}`);
 }
+
