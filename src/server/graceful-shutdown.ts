@@ -1,5 +1,6 @@
 import type { Server, ServerResponse } from 'node:http';
 import type { Logger } from '../logger';
+import { createInFlightResponses } from './in-flight-responses';
 
 export interface GracefulShutdownOptions {
   server: Server;
@@ -21,20 +22,19 @@ export interface GracefulShutdownOptions {
  */
 export function createGracefulShutdown(options: GracefulShutdownOptions) {
   const { server, logger, timeoutMs, closeResources, resourcesTimeoutMs = 5_000 } = options;
-  const inFlight = new Set<ServerResponse>();
+  const inFlight = createInFlightResponses();
   let draining: Promise<number> | undefined;
 
   // Prepended so the header is set before any handler could answer synchronously.
   server.prependListener('request', (_req, res: ServerResponse) => {
     if (draining) markClosing(res);
     inFlight.add(res);
-    res.once('close', () => inFlight.delete(res));
   });
 
   async function drain(signal: string): Promise<number> {
     server.close();
     server.closeIdleConnections();
-    for (const res of inFlight) markClosing(res);
+    inFlight.forEach(markClosing);
     logger.info({ signal, inFlight: inFlight.size, timeoutMs }, 'shutting down: no longer accepting connections');
 
     // server.close() closes idle connections only once; a connection that finishes its response
