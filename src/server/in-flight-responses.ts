@@ -25,25 +25,22 @@ export function createInFlightResponses(): InFlightResponses {
   const slots: (ServerResponse | undefined)[] = [];
   /** Indexes of empty slots, the most recently freed last. */
   const free: number[] = [];
-  let size = 0;
 
   function release(slot: number, res: ServerResponse): void {
     // 'close' comes once per answer; the check keeps a second one from freeing a reused slot.
     if (slots[slot] !== res) return;
     slots[slot] = undefined;
     free.push(slot);
-    size--;
   }
 
   return {
     add(res) {
       const slot = free.pop() ?? slots.length;
       slots[slot] = res;
-      size++;
       res.on('close', () => release(slot, res));
     },
     get size() {
-      return size;
+      return slots.length - free.length;
     },
     get capacity() {
       return slots.length;

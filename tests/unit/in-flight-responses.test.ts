@@ -1,10 +1,10 @@
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
-import { createInFlightResponses } from '../../src/server/in-flight-responses';
+import { createInFlightResponses, type InFlightResponses } from '../../src/server/in-flight-responses';
 
 /** A real (unconnected) ServerResponse: the tracker only listens for its 'close'. */
 const newResponse = () => new ServerResponse(new IncomingMessage(new Socket()));
-const listed = (inFlight: ReturnType<typeof createInFlightResponses>) => {
+const listed = (inFlight: InFlightResponses) => {
   const seen: ServerResponse[] = [];
   inFlight.forEach((res) => seen.push(res));
   return seen;

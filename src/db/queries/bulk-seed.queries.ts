@@ -134,4 +134,3 @@ export const LOADED_TABLES = [TABLES.contacts, TABLES.leads, TABLES.clients, TAB
 export async function vacuumAnalyse(db: Db): Promise<void> {
   await db.raw(`vacuum (analyze) ${LOADED_TABLES.join(', ')}`);
 }
-
