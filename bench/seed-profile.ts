@@ -4,15 +4,19 @@ import * as orgsQueries from '../src/db/queries/orgs.queries';
 import * as bulkSeedQueries from '../src/db/queries/bulk-seed.queries';
 import { DEFAULT_BENCH_URL, openBenchDatabase, postgresVersion } from './lib/dataset';
 import { machineLine } from './lib/report';
+import { LEAD_JSON_STORE_BY_JOIN } from '../migrations/20261205120000_store_lead_json';
 
 // `npx tsx bench/seed-profile.ts [--rows 50000]`: where one batch of `seed bulk` spends its time,
 // on the benchmark's database (its indexes as full as a million-lead load leaves them). Runs one
 // batch's statement under EXPLAIN ANALYZE in a transaction that is rolled back, into a workspace
-// made for it and deleted after, and prints the time of each trigger. Then the same with the
-// trigram indexes' pending lists at 64 MB instead of their 512 kB (ALTER INDEX inside the
+// made for it and deleted after, and prints the time of each trigger. Then the same with JIT on
+// and with the JSON trigger's first body (each as before the change that removed it), and with
+// the trigram indexes' pending lists at 64 MB instead of their 512 kB (ALTER INDEX inside the
 // rolled-back transaction), to show what their many small merges cost the load: a larger list
 // is merged later (by the seed's closing VACUUM), so not all of the difference is saved. Vacuums
 // the loaded tables at the end, as the seed does, so the database is left as it was found.
+// With `--changes`, instead: the batch timed by the client as shipped, with JIT on and with the
+// JSON trigger's first body, twice each, vacuumed and checkpointed between.
 // With `--indexes`, instead: the batch's time and WAL (not under EXPLAIN) with all of the loaded
 // tables' indexes, then with each index that no constraint needs dropped in turn (DROP INDEX
 // inside the rolled-back transaction; it locks the table meanwhile, so run it only on the
@@ -42,18 +46,17 @@ async function main(): Promise<void> {
     db.removeListener('query', capture);
     const bindings = [...batch!.bindings];
     bindings.splice(-2, 2, 11, 10 + rows);
-    const how = process.argv.includes('--indexes') ? 'timed by the client, then vacuumed and checkpointed' : 'under EXPLAIN ANALYZE';
+    const how = process.argv.includes('--indexes') || process.argv.includes('--changes') ? 'timed by the client, then vacuumed and checkpointed' : 'under EXPLAIN ANALYZE';
     const lines = [`${machineLine(await postgresVersion(db))}; one batch of ${rows} leads (with contacts, and clients for converted leads) into a new workspace, ${how}, rolled back.`, ''];
-    if (process.argv.includes('--indexes')) {
-      lines.push(...(await indexCosts(client, batch!.sql, bindings)));
+    if (process.argv.includes('--indexes') || process.argv.includes('--changes')) {
+      lines.push(...(process.argv.includes('--indexes') ? await indexCosts(client, batch!.sql, bindings) : await changeCosts(client, batch!.sql, bindings)));
       process.stdout.write(`${lines.join('\n')}\n`);
       return;
     }
-    for (const variant of ['pending lists of 512 kB (as shipped)', 'pending lists of 64 MB']) {
+    for (const [variant, prepare] of PROFILE_VARIANTS) {
       await client.query('begin');
       try {
-        await client.query("set local work_mem = '128MB'");
-        if (variant.includes('64 MB')) for (const index of TRIGRAM_INDEXES) await client.query(`alter index ${index} set (gin_pending_list_limit = 65536)`);
+        for (const statement of [...bulkSeedQueries.BATCH_SETTINGS, ...prepare]) await client.query(statement);
         const explained = await client.query(`explain (analyze, format json) ${batch!.sql}`, bindings);
         const plan = (explained.rows[0]['QUERY PLAN'] as ExplainedPlan[])[0]!;
         const { Triggers: triggers, 'Execution Time': executionMs } = plan;
@@ -80,6 +83,18 @@ async function main(): Promise<void> {
   }
 }
 
+/**
+ * The profile's variants: the batch as shipped, then as it was before each of the last changes to
+ * it (inside the rolled-back transaction: the function's first body comes back only there), then
+ * with the trigram indexes' pending lists at 64 MB instead of 512 kB.
+ */
+const PROFILE_VARIANTS: [string, string[]][] = [
+  ['as shipped', []],
+  ['with JIT, as before 2026-11-25', ['set local jit = on']],
+  ['with the JSON trigger\'s first body, a join (migration 20261205120000)', [LEAD_JSON_STORE_BY_JOIN]],
+  ['with pending lists of 64 MB', TRIGRAM_INDEXES.map((index) => `alter index ${index} set (gin_pending_list_limit = 65536)`)],
+];
+
 /** Settings a load could take for itself (the ALTER INDEXes only inside its own transaction). */
 const LOAD_SETTINGS: [string, string[]][] = [
   ['with wal_compression = lz4 (the session\'s full-page images)', ['set local wal_compression = lz4']],
@@ -97,8 +112,7 @@ const DROPPABLE_INDEXES_SQL = `select c.relname as name, t.relname as on_table, 
 async function timedBatch(client: pg.Client, sql: string, bindings: unknown[], prepare: string[] = []) {
   await client.query('begin');
   try {
-    await client.query("set local work_mem = '128MB'");
-    for (const statement of prepare) await client.query(statement);
+    for (const statement of [...bulkSeedQueries.BATCH_SETTINGS, ...prepare]) await client.query(statement);
     const before = (await client.query('select pg_current_wal_insert_lsn() as lsn')).rows[0].lsn as string;
     const started = performance.now();
     await client.query(sql, bindings);
@@ -130,6 +144,19 @@ async function indexCosts(client: pg.Client, sql: string, bindings: unknown[]): 
   lines.push(`| every index (first) | ${first.seconds.toFixed(2)} | ${first.walMb.toFixed(0)} | |`, `| every index (last) | ${last.seconds.toFixed(2)} | ${last.walMb.toFixed(0)} | |`);
   for (const [name, r] of rows) lines.push(`| ${name} | ${r.seconds.toFixed(2)} | ${r.walMb.toFixed(0)} | ${(full - r.seconds).toFixed(2)} |`);
   return lines;
+}
+
+/** The batch as shipped and as it was before each of the last changes to it, twice over, interleaved. */
+async function changeCosts(client: pg.Client, sql: string, bindings: unknown[]): Promise<string[]> {
+  const variants = PROFILE_VARIANTS.slice(0, 3);
+  const seconds = new Map<string, number[]>(variants.map(([name]) => [name, []]));
+  for (let round = 0; round < 2; round++) {
+    for (const [name, prepare] of round === 0 ? variants : [...variants].reverse()) seconds.get(name)!.push((await timedBatch(client, sql, bindings, prepare)).seconds);
+  }
+  const shipped = seconds.get(variants[0]![0])!;
+  const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+  return ['| variant | s (two runs) | s more than as shipped |', '|---|---:|---:|',
+    ...variants.map(([name]) => `| ${name} | ${seconds.get(name)!.map((v) => v.toFixed(2)).join(', ')} | ${name === variants[0]![0] ? '' : (mean(seconds.get(name)!) - mean(shipped)).toFixed(2)} |`)];
 }
 
 main().catch((err) => {

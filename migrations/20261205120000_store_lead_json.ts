@@ -10,6 +10,19 @@ import type { Knex } from 'knex';
 // (tests/integration/leads-rest-json.test.ts); to_char writes a timestamp as toISOString does
 // because dates are bounded to the years 0001-9999. The triggers write in the same transaction
 // as the lead or contact, so the JSON is never stale.
+/** The statement trigger's first body; migration 20261207120000 replaces it, and its down restores this. */
+export const LEAD_JSON_STORE_BY_JOIN = `
+    create or replace function lead_json_store() returns trigger language plpgsql as $$
+    begin
+      insert into lead_json (org_id, lead_id, json)
+      select r.org_id, r.lead_id, r.json
+      from new_rows n
+      join lead_json_render r on r.org_id = n.org_id and r.lead_id = n.id
+      order by r.org_id, r.lead_id
+      on conflict (org_id, lead_id) do update set json = excluded.json;
+      return null;
+    end $$;`;
+
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
     create view lead_json_render as
@@ -35,16 +48,7 @@ export async function up(knex: Knex): Promise<void> {
 
     -- Statement-level, so a bulk insert renders its leads in one set-based statement. An AFTER
     -- trigger sees the whole statement's writes, contacts inserted alongside included.
-    create function lead_json_store() returns trigger language plpgsql as $$
-    begin
-      insert into lead_json (org_id, lead_id, json)
-      select r.org_id, r.lead_id, r.json
-      from new_rows n
-      join lead_json_render r on r.org_id = n.org_id and r.lead_id = n.id
-      order by r.org_id, r.lead_id
-      on conflict (org_id, lead_id) do update set json = excluded.json;
-      return null;
-    end $$;
+    ${LEAD_JSON_STORE_BY_JOIN}
 
     create trigger leads_store_json_insert after insert on leads
       referencing new table as new_rows for each statement execute function lead_json_store();
