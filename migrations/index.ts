@@ -15,6 +15,7 @@ import * as leadsSearchStatistics from './20261204120000_leads_search_statistics
 import * as storeLeadJson from './20261205120000_store_lead_json';
 import * as indexSearchByWorkspace from './20261206120000_index_search_by_workspace';
 import * as renderLeadJsonByKey from './20261207120000_render_lead_json_by_key';
+import * as createDeferredIndexes from './20261208120000_create_deferred_indexes';
 
 /**
  * Every migration, in order. An explicit list rather than a scanned folder: it works the same
@@ -38,4 +39,5 @@ export const MIGRATIONS = [
   { name: '20261205120000_store_lead_json', module: storeLeadJson },
   { name: '20261206120000_index_search_by_workspace', module: indexSearchByWorkspace },
   { name: '20261207120000_render_lead_json_by_key', module: renderLeadJsonByKey },
+  { name: '20261208120000_create_deferred_indexes', module: createDeferredIndexes },
 ];

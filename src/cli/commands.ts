@@ -12,6 +12,7 @@ import type { Config } from '../config';
 import { createJwtKeys } from '../auth/secrets';
 import { signMemberSession } from '../auth/member-session';
 import { seedBulk, progressBar } from './seed-bulk';
+import * as deferredIndexesQueries from '../db/queries/deferred-indexes.queries';
 
 export interface CliIo {
   out: { write(text: string): unknown };
@@ -153,11 +154,17 @@ export const COMMANDS: Record<string, Command<unknown, unknown>> = {
       noPositionals(rest);
       const leads = Number(required(values, 'leads'));
       if (!Number.isInteger(leads) || leads < 1 || leads > 10_000_000) throw new UsageError('--leads must be a whole number from 1 to 10000000');
-      return { orgId: required(values, 'org'), leads, json: values.json === true };
+      return { orgId: required(values, 'org'), leads, rebuildIndexes: values['rebuild-indexes'] === true, json: values.json === true };
     },
     // The progress bar goes to stderr, and only for people: --json output stays one line on stdout.
     run: (db, args) =>
-      seedBulk(db, { orgId: args.orgId, leads: args.leads, onProgress: args.json ? undefined : progressBar(process.stderr, process.stderr.isTTY) }),
-    describe: (r) => `loaded ${r.leads} leads into ${r.orgId} (${r.members} members) in ${r.seconds}s (${r.loadSeconds}s to the last batch, then counters folded and tables vacuumed)`,
+      seedBulk(db, { orgId: args.orgId, leads: args.leads, rebuildIndexes: args.rebuildIndexes, onProgress: args.json ? undefined : progressBar(process.stderr, process.stderr.isTTY) }),
+    describe: (r) => `loaded ${r.leads} leads into ${r.orgId} (${r.members} members) in ${r.seconds}s (${r.loadSeconds}s to the last batch, then ${r.indexesRebuilt ? `${r.indexesRebuilt} indexes built, ` : ''}counters folded and tables vacuumed)`,
+  }),
+  'indexes rebuild': defineCommand({
+    words: 2,
+    parse: (_values, rest) => noPositionals(rest),
+    run: async (db) => ({ rebuilt: await deferredIndexesQueries.rebuildDeferredIndexes(db) }),
+    describe: (r) => (r.rebuilt.length ? `built: ${r.rebuilt.join(', ')}` : 'no index was waiting to be built'),
   }),
 };

@@ -15,7 +15,12 @@ commands:
   key list --org ORG
   key revoke KEY_ID
   seed demo
-  seed bulk --org ORG --leads N            (realistic leads for benchmarks; progress on stderr)
+  seed bulk --org ORG --leads N [--rebuild-indexes]
+                                           (realistic leads for benchmarks; progress on stderr;
+                                           --rebuild-indexes drops the tables' secondary indexes
+                                           for the load and builds them after: only on a database
+                                           that is the load's alone)
+  indexes rebuild                          (builds the indexes an interrupted --rebuild-indexes left dropped)
 
 Uses DATABASE_URL when set, else the embedded database in EMBEDDED_DB_DIR (default ./data).`;
 
@@ -33,6 +38,7 @@ const OPTIONS = {
   scopes: { type: 'string' },
   'expires-at': { type: 'string' },
   leads: { type: 'string' },
+  'rebuild-indexes': { type: 'boolean' },
 } as const;
 
 /** The operators' tool. Answers the exit code: 0 done, 1 failed, 2 bad usage. */

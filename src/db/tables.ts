@@ -14,6 +14,8 @@ export const TABLES = {
   leadCounts: 'lead_counts',
   /** Each lead's JSON as the REST list sends it, kept by triggers (migration 20261205120000_store_lead_json). */
   leadJson: 'lead_json',
+  /** Secondary indexes a bulk load dropped and has yet to build again (migration 20261208120000_create_deferred_indexes). */
+  deferredIndexes: 'deferred_indexes',
   idempotencyKeys: 'idempotency_keys',
   events: 'events',
   webhookEndpoints: 'webhook_endpoints',

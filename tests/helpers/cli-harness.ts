@@ -8,11 +8,16 @@ export interface CliRun {
 }
 
 /** Runs the operators' CLI in-process against the run's database, collecting what it writes. */
-export async function cli(...argv: string[]): Promise<CliRun> {
+export function cli(...argv: string[]): Promise<CliRun> {
+  return cliOn(testDatabaseUrl(), ...argv);
+}
+
+/** Runs the operators' CLI in-process against the database at `url`. */
+export async function cliOn(url: string, ...argv: string[]): Promise<CliRun> {
   let out = '';
   let err = '';
   const code = await runCli(argv, {
-    env: { DATABASE_URL: testDatabaseUrl() },
+    env: { DATABASE_URL: url },
     out: { write: (text: string) => (out += text) },
     err: { write: (text: string) => (err += text) },
   });
@@ -20,8 +25,13 @@ export async function cli(...argv: string[]): Promise<CliRun> {
 }
 
 /** Runs a `--json` command that must succeed and answers its parsed output. */
-export async function cliJson<T = any>(...argv: string[]): Promise<T> {
-  const run = await cli(...argv, '--json');
+export function cliJson<T = any>(...argv: string[]): Promise<T> {
+  return cliJsonOn<T>(testDatabaseUrl(), ...argv);
+}
+
+/** `cliJson` against the database at `url`. */
+export async function cliJsonOn<T = any>(url: string, ...argv: string[]): Promise<T> {
+  const run = await cliOn(url, ...argv, '--json');
   if (run.code !== 0) throw new Error(`cli ${argv.join(' ')} exited ${run.code}: ${run.err}`);
   expect(run.err).toBe('');
   return JSON.parse(run.out) as T;

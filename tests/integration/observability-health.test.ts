@@ -1,10 +1,10 @@
-import pg from 'pg';
 import request from 'supertest';
 import { createDb } from '../../src/db/knex';
 import { migrateLatest } from '../../src/db/migrator';
 import { runCompiledStatementsOn } from '../../src/db/compiled-statements';
 import { createObservedApp } from '../helpers/observability-app';
 import { describeOnRealPostgres, testDatabaseUrl } from '../helpers/test-app';
+import { useOwnDatabase } from '../helpers/own-database';
 
 const ctx = createObservedApp();
 afterAll(() => ctx.close());
@@ -82,20 +82,7 @@ describe('GET /readyz', () => {
 });
 
 describeOnRealPostgres('GET /readyz on a database whose migrations are not applied', () => {
-  const name = `wsapi_ready_${Date.now()}_${process.pid}`;
-  const adminUrl = testDatabaseUrl();
-  const freshUrl = Object.assign(new URL(adminUrl), { pathname: `/${name}` }).toString();
-  const admin = async (sql: string) => {
-    const client = new pg.Client({ connectionString: adminUrl });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
-  beforeAll(() => admin(`create database ${name}`));
-  afterAll(() => admin(`drop database if exists ${name} with (force)`));
+  const freshUrl = useOwnDatabase('wsapi_ready');
 
   it('answers 503 "migrations pending" on an empty database, creates nothing there, and 200 once migrated', async () => {
     const fresh = createObservedApp({ db: createDb({ url: freshUrl, poolMax: 2 }) });

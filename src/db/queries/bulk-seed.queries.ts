@@ -127,8 +127,11 @@ export async function memberIdsOf(db: Db, orgId: string): Promise<string[]> {
   return rows.map((r: { id: string }) => r.id);
 }
 
+/** The tables a batch inserts into itself. */
+export const INSERTED_TABLES = [TABLES.contacts, TABLES.leads, TABLES.clients];
+
 /** The tables a bulk load writes: its three, and the two the leads' triggers fill. */
-export const LOADED_TABLES = [TABLES.contacts, TABLES.leads, TABLES.clients, TABLES.leadJson, TABLES.leadCounts];
+export const LOADED_TABLES = [...INSERTED_TABLES, TABLES.leadJson, TABLES.leadCounts];
 
 /**
  * Vacuums and analyses the loaded tables, as after any bulk load: without it every page of the

@@ -1,0 +1,87 @@
+import { createDb, type Db } from '../../src/db/knex';
+import { migrateLatest } from '../../src/db/migrator';
+import { seedBulk } from '../../src/cli/seed-bulk';
+import * as deferredIndexesQueries from '../../src/db/queries/deferred-indexes.queries';
+import { INSERTED_TABLES } from '../../src/db/queries/bulk-seed.queries';
+import { createTestContext, describeOnRealPostgres, type TestContext } from '../helpers/test-app';
+import { useOwnDatabase } from '../helpers/own-database';
+import { createOrg, createKey } from '../helpers/factories';
+import { cliOn, cliJsonOn } from '../helpers/cli-harness';
+import { bodyOf, listLeads } from '../helpers/leads-rest';
+
+// Dropping indexes changes what every workspace shares, so these run in a database of their own:
+// the run's other test files (some of which check plans) never see the indexes go.
+describeOnRealPostgres('seed bulk --rebuild-indexes', () => {
+  const url = useOwnDatabase('wsapi_rebuild');
+  let ctx: TestContext;
+  let db: Db;
+  beforeAll(async () => {
+    db = createDb({ url, poolMax: 4 });
+    await migrateLatest(db);
+    ctx = createTestContext({ db });
+  });
+  afterAll(() => ctx.close());
+
+  /** Every valid index of the loaded tables, as PostgreSQL would write it again. */
+  const indexesOfLoadedTables = async () => (await db.raw<{ rows: { name: string; definition: string }[] }>(`
+    select i.indexrelid::regclass::text as name, pg_get_indexdef(i.indexrelid) as definition
+    from pg_index i join pg_class t on t.oid = i.indrelid
+    where t.relname = any(?) and i.indisvalid and i.indisready order by 1`, [[...INSERTED_TABLES]])).rows;
+  const deferredNames = async () => (await db('deferred_indexes').orderBy('name').pluck('name')) as string[];
+
+  it('loads the leads without the secondary indexes, then builds each again exactly as it was', async () => {
+    const before = await indexesOfLoadedTables();
+    const secondary = before.filter((index) => !/_pkey$/.test(index.name));
+    const org = await createOrg(db);
+
+    const output = await cliJsonOn(url, 'seed', 'bulk', '--org', org.id, '--leads', '3000', '--rebuild-indexes');
+
+    expect(output).toMatchObject({ orgId: org.id, leads: 3000, indexesRebuilt: secondary.length });
+    // The trigram and list indexes are among them, and nothing else was touched.
+    expect(secondary.map((index) => index.name)).toEqual(expect.arrayContaining(['leads_org_search_trgm_idx', 'leads_org_order_idx', 'contacts_org_search_trgm_idx']));
+    expect(await indexesOfLoadedTables()).toEqual(before);
+    expect(await deferredNames()).toEqual([]);
+    // The leads' triggers ran as in any load: JSON stored, totals counted, search copies set.
+    expect(Number((await db('lead_json').where('org_id', org.id).count({ n: '*' }))[0]!.n)).toBe(3000);
+    const { key } = await createKey(db, org.id, { scopes: ['leads.read'] });
+    const all = await listLeads(ctx.app, key, { pageSize: 100 });
+    expect(all.status).toBe(200);
+    expect(bodyOf(all).pagination.total).toBe(3000);
+    const first = bodyOf(all).data.find((lead) => lead.primaryEmail !== null)!;
+    const found = await listLeads(ctx.app, key, { search: first.primaryEmail!, pageSize: 100 });
+    expect(bodyOf(found).data.map((lead) => lead.id)).toContain(first.id);
+  });
+
+  it('leaves a list of what it dropped until it is built again: by `indexes rebuild`, or by the next load', async () => {
+    const before = await indexesOfLoadedTables();
+    const org = await createOrg(db);
+
+    // A load that died after dropping its indexes.
+    const dropped = await deferredIndexesQueries.deferSecondaryIndexes(db, INSERTED_TABLES);
+    expect(dropped.length).toBeGreaterThan(10);
+    expect(await deferredNames()).toEqual(dropped.map((index) => index.name));
+    expect((await indexesOfLoadedTables()).length).toBe(before.length - dropped.length);
+
+    const rebuilt = await cliJsonOn(url, 'indexes', 'rebuild');
+    expect([...rebuilt.rebuilt].sort()).toEqual(dropped.map((index) => index.name));
+    expect(await indexesOfLoadedTables()).toEqual(before);
+    expect(await deferredNames()).toEqual([]);
+    expect(await cliOn(url, 'indexes', 'rebuild')).toMatchObject({ code: 0, out: 'no index was waiting to be built\n' });
+
+    await deferredIndexesQueries.deferSecondaryIndexes(db, INSERTED_TABLES);
+    const loaded = await seedBulk(db, { orgId: org.id, leads: 200 });
+    expect(loaded.indexesRebuilt).toBe(dropped.length);
+    expect(await indexesOfLoadedTables()).toEqual(before);
+  });
+
+  it('keeps an index listed when its build fails, and says why', async () => {
+    await db('deferred_indexes').insert({ name: 'leads_broken_idx', table_name: 'leads', definition: 'create index leads_broken_idx on leads (no_such_column)' });
+
+    const run = await cliOn(url, 'indexes', 'rebuild');
+
+    expect(run.code).toBe(1);
+    expect(run.err).toBe('failed: create index leads_broken_idx on leads (no_such_column) - column "no_such_column" does not exist\n');
+    expect(await deferredNames()).toEqual(['leads_broken_idx']);
+    await db('deferred_indexes').where('name', 'leads_broken_idx').delete();
+  });
+});
