@@ -71,9 +71,15 @@ export async function seedBulk(db: Db, options: SeedBulkOptions): Promise<SeedBu
       options.onProgress?.(done, options.leads);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(options.concurrency ?? 2, starts.length) }, worker));
-  const loaded = performance.now();
-  indexesRebuilt += (await deferredIndexesQueries.rebuildDeferredIndexes(db)).length;
+  let loaded = started;
+  try {
+    await Promise.all(Array.from({ length: Math.min(options.concurrency ?? 2, starts.length) }, worker));
+  } finally {
+    // Built even when a batch failed, so a failed load leaves no index dropped (a process that
+    // dies here leaves them listed in deferred_indexes instead).
+    loaded = performance.now();
+    indexesRebuilt += (await deferredIndexesQueries.rebuildDeferredIndexes(db)).length;
+  }
   // Each batch added to a random shard of its counters: fold them, as the service would within a minute.
   await foldAllCounterShards(db);
   await bulkSeedQueries.vacuumAnalyse(db);

@@ -74,6 +74,21 @@ describeOnRealPostgres('seed bulk --rebuild-indexes', () => {
     expect(await indexesOfLoadedTables()).toEqual(before);
   });
 
+  it('builds the indexes again when a batch fails, and answers the failure', async () => {
+    const before = await indexesOfLoadedTables();
+    const org = await createOrg(db);
+    const failAfterFirstBatch = (done: number) => {
+      if (done > 0) throw new Error('the load stopped here');
+    };
+
+    await expect(seedBulk(db, { orgId: org.id, leads: 400, batchSize: 100, concurrency: 1, rebuildIndexes: true, onProgress: failAfterFirstBatch }))
+      .rejects.toThrow('the load stopped here');
+
+    expect(await indexesOfLoadedTables()).toEqual(before);
+    expect(await deferredNames()).toEqual([]);
+    expect(Number((await db('leads').where('org_id', org.id).count({ n: '*' }))[0]!.n)).toBe(100);
+  });
+
   it('keeps an index listed when its build fails, and says why', async () => {
     await db('deferred_indexes').insert({ name: 'leads_broken_idx', table_name: 'leads', definition: 'create index leads_broken_idx on leads (no_such_column)' });
 
