@@ -154,7 +154,9 @@ export const COMMANDS: Record<string, Command<unknown, unknown>> = {
       noPositionals(rest);
       const leads = Number(required(values, 'leads'));
       if (!Number.isInteger(leads) || leads < 1 || leads > 10_000_000) throw new UsageError('--leads must be a whole number from 1 to 10000000');
-      return { orgId: required(values, 'org'), leads, rebuildIndexes: values['rebuild-indexes'] === true, json: values.json === true };
+      if (values['rebuild-indexes'] && values['keep-indexes']) throw new UsageError('give --rebuild-indexes or --keep-indexes, not both');
+      const rebuildIndexes: boolean | 'auto' = values['rebuild-indexes'] ? true : values['keep-indexes'] ? false : 'auto';
+      return { orgId: required(values, 'org'), leads, rebuildIndexes, json: values.json === true };
     },
     // The progress bar goes to stderr, and only for people: --json output stays one line on stdout.
     run: (db, args) =>

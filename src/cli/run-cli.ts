@@ -15,12 +15,13 @@ commands:
   key list --org ORG
   key revoke KEY_ID
   seed demo
-  seed bulk --org ORG --leads N [--rebuild-indexes]
+  seed bulk --org ORG --leads N [--rebuild-indexes | --keep-indexes]
                                            (realistic leads for benchmarks; progress on stderr;
-                                           --rebuild-indexes drops the tables' secondary indexes
-                                           for the load and builds them after: only on a database
-                                           that is the load's alone)
-  indexes rebuild                          (builds the indexes an interrupted --rebuild-indexes left dropped)
+                                           drops the tables' secondary indexes for the load and
+                                           builds them after when no other workspace has rows in
+                                           them; --rebuild-indexes always does, --keep-indexes
+                                           never does)
+  indexes rebuild                          (builds the indexes an interrupted load left dropped)
 
 Uses DATABASE_URL when set, else the embedded database in EMBEDDED_DB_DIR (default ./data).`;
 
@@ -39,6 +40,7 @@ const OPTIONS = {
   'expires-at': { type: 'string' },
   leads: { type: 'string' },
   'rebuild-indexes': { type: 'boolean' },
+  'keep-indexes': { type: 'boolean' },
 } as const;
 
 /** The operators' tool. Answers the exit code: 0 done, 1 failed, 2 bad usage. */

@@ -16,9 +16,11 @@ export interface SeedBulkOptions {
   /**
    * Drop the loaded tables' secondary indexes for the load and build them again after it: much
    * faster for a load as large as the tables, but every workspace's lists and searches go without
-   * those indexes meanwhile, so only for a database that is the load's alone (the benchmark's).
+   * those indexes meanwhile. `true` always does; `false` never does (every row through every
+   * index). 'auto', the default, does when no other workspace has rows in those tables (a new
+   * database, the benchmark's), so that nobody else's lists and searches lose their indexes.
    */
-  rebuildIndexes?: boolean;
+  rebuildIndexes?: boolean | 'auto';
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -28,6 +30,8 @@ export interface SeedBulkResult {
   members: number;
   /** To the last batch's commit: the leads are all there and counted (in unfolded shards). */
   loadSeconds: number;
+  /** Secondary indexes this load dropped to build after it (0: it went through every index). */
+  indexesDropped: number;
   /** Indexes built again after the load: those it dropped, and any an interrupted load left dropped. */
   indexesRebuilt: number;
   /** Everything, with rebuilding indexes, folding the counters and the closing VACUUM (ANALYZE). */
@@ -59,7 +63,8 @@ export async function seedBulk(db: Db, options: SeedBulkOptions): Promise<SeedBu
   // A random offset per run keeps phones distinct between runs into the same workspace.
   const phoneOffset = Math.floor(Math.random() * 100_000_000);
   const starts = Array.from({ length: Math.ceil(options.leads / batchSize) }, (_, i) => 1 + i * batchSize);
-  if (options.rebuildIndexes) await deferredIndexesQueries.deferSecondaryIndexes(db, bulkSeedQueries.INSERTED_TABLES);
+  const rebuild = options.rebuildIndexes ?? 'auto';
+  const dropped = rebuild === false ? [] : await deferredIndexesQueries.deferSecondaryIndexes(db, bulkSeedQueries.INSERTED_TABLES, rebuild === 'auto' ? { onlyIfAloneIn: org.id } : {});
   let done = 0;
   options.onProgress?.(0, options.leads);
   // The load is CPU-bound in PostgreSQL (index and trigram maintenance): two connections use two cores.
@@ -84,7 +89,7 @@ export async function seedBulk(db: Db, options: SeedBulkOptions): Promise<SeedBu
   await foldAllCounterShards(db);
   await bulkSeedQueries.vacuumAnalyse(db);
   const tenths = (ms: number) => Math.round(ms / 100) / 10;
-  return { orgId: org.id, leads: options.leads, members: memberIds.length, loadSeconds: tenths(loaded - started), indexesRebuilt, seconds: tenths(performance.now() - started) };
+  return { orgId: org.id, leads: options.leads, members: memberIds.length, loadSeconds: tenths(loaded - started), indexesDropped: dropped.length, indexesRebuilt, seconds: tenths(performance.now() - started) };
 }
 
 /** A one-line progress bar for a terminal (redrawn with \r), or a line per tenth otherwise. */

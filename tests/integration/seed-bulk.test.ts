@@ -9,13 +9,16 @@ import { seedBulk } from '../../src/cli/seed-bulk';
 const ctx = createTestContext();
 afterAll(() => ctx.close());
 
+// This file shares the run's database with the others, so each load keeps every index
+// (--keep-indexes): the default drops them when it finds no other workspace's rows, which a
+// test running first in a new database could, under another file's plan checks.
 describe('cli seed bulk', () => {
   it('loads exactly 2000 leads with valid phones, statuses and app-shaped ids, and the REST total says 2000', async () => {
     const org = await createOrg(ctx.db);
 
-    const output = await cliJson('seed', 'bulk', '--org', org.id, '--leads', '2000');
+    const output = await cliJson('seed', 'bulk', '--org', org.id, '--leads', '2000', '--keep-indexes');
 
-    expect(output).toMatchObject({ orgId: org.id, leads: 2000, members: 5, loadSeconds: expect.any(Number), seconds: expect.any(Number) });
+    expect(output).toMatchObject({ orgId: org.id, leads: 2000, members: 5, indexesDropped: 0, loadSeconds: expect.any(Number), seconds: expect.any(Number) });
     // The load's own time is part of the whole (which adds folding the counters and vacuuming).
     expect(output.loadSeconds).toBeLessThanOrEqual(output.seconds);
     if (onRealPostgres) {
@@ -60,7 +63,7 @@ describe('cli seed bulk', () => {
     const org = await createOrg(ctx.db);
 
     // 15 batches, each adding to a random shard of every group it touches.
-    await seedBulk(ctx.db, { orgId: org.id, leads: 1500, batchSize: 100 });
+    await seedBulk(ctx.db, { orgId: org.id, leads: 1500, batchSize: 100, rebuildIndexes: false });
 
     const groups = await ctx.db('lead_counts').where('org_id', org.id)
       .select('status', 'assignee_key').count({ rows: '*' }).sum({ n: 'n' }).groupBy('status', 'assignee_key');
@@ -71,7 +74,7 @@ describe('cli seed bulk', () => {
   it('skews the data as a real workspace is: mostly untouched or unanswered, some unassigned, few converted', async () => {
     const org = await createOrg(ctx.db);
 
-    await cliJson('seed', 'bulk', '--org', org.id, '--leads', '2000');
+    await cliJson('seed', 'bulk', '--org', org.id, '--leads', '2000', '--keep-indexes');
 
     const share = async (where: (q: any) => unknown) =>
       Number((await ctx.db('leads').where('org_id', org.id).where(where).count({ n: '*' }))[0]!.n) / 2000;
@@ -84,18 +87,21 @@ describe('cli seed bulk', () => {
   it('uses the workspace members it has instead of adding five', async () => {
     const ws = await createWorkspace(ctx.db);
 
-    const output = await cliJson('seed', 'bulk', '--org', ws.org.id, '--leads', '50');
+    const output = await cliJson('seed', 'bulk', '--org', ws.org.id, '--leads', '50', '--keep-indexes');
 
     expect(output.members).toBe(1);
     expect(await ctx.db('org_members').where('org_id', ws.org.id).pluck('id')).toEqual([ws.member.id]);
   });
 
-  it('exits 1 naming the workspace when it does not exist, and exits 2 without --leads', async () => {
-    const missing = await cli('seed', 'bulk', '--org', 'org_0000000000000000000000', '--leads', '10');
+  it('exits 1 naming the workspace when it does not exist, and exits 2 without --leads or with both index flags', async () => {
+    const missing = await cli('seed', 'bulk', '--org', 'org_0000000000000000000000', '--leads', '10', '--keep-indexes');
     const noCount = await cli('seed', 'bulk', '--org', 'org_0000000000000000000000');
+    const bothFlags = await cli('seed', 'bulk', '--org', 'org_0000000000000000000000', '--leads', '10', '--keep-indexes', '--rebuild-indexes');
 
     expect(missing).toMatchObject({ code: 1, err: 'no workspace org_0000000000000000000000\n' });
     expect(noCount.code).toBe(2);
     expect(noCount.err).toMatch(/^missing --leads/);
+    expect(bothFlags.code).toBe(2);
+    expect(bothFlags.err).toMatch(/^give --rebuild-indexes or --keep-indexes, not both/);
   });
 });

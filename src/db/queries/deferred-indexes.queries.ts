@@ -12,9 +12,13 @@ export interface DeferredIndex {
  * Drops the secondary indexes of `tables`, writing each one's definition to `deferred_indexes` in
  * the same transaction. Indexes that back a constraint (primary keys, unique keys) stay: they keep
  * the rows correct while the others are away. Answers what was dropped.
+ * With `onlyIfAloneIn`, drops nothing (and answers []) when any other workspace has rows in
+ * `tables`: checked under a lock that keeps writers out until the indexes are gone, so no other
+ * workspace's rows arrive between the check and the drop.
  */
-export async function deferSecondaryIndexes(db: Db, tables: readonly string[]): Promise<DeferredIndex[]> {
+export async function deferSecondaryIndexes(db: Db, tables: readonly string[], options: { onlyIfAloneIn?: string } = {}): Promise<DeferredIndex[]> {
   return db.transaction(async (trx) => {
+    if (options.onlyIfAloneIn !== undefined && (await otherWorkspacesHaveRows(trx, tables, options.onlyIfAloneIn))) return [];
     const { rows } = await trx.raw<{ rows: DeferredIndex[] }>(`
       select i.indexrelid::regclass::text as name, t.relname as "tableName", pg_get_indexdef(i.indexrelid) as definition
       from pg_index i join pg_class t on t.oid = i.indrelid
@@ -26,6 +30,17 @@ export async function deferSecondaryIndexes(db: Db, tables: readonly string[]): 
     for (const index of rows) await trx.raw('drop index ??', [index.name]);
     return rows;
   });
+}
+
+/** Whether any workspace but `orgId` has a row in `tables`, read under a lock that blocks their writers. */
+async function otherWorkspacesHaveRows(trx: Db, tables: readonly string[], orgId: string): Promise<boolean> {
+  await trx.raw(`lock table ${tables.map(() => '??').join(', ')} in share row exclusive mode`, [...tables]);
+  for (const table of tables) {
+    // Two range scans of the org_id-led primary key, not a scan of this workspace's own rows.
+    const other = await trx(table).where('org_id', '<', orgId).orWhere('org_id', '>', orgId).first(trx.raw('1 as found'));
+    if (other) return true;
+  }
+  return false;
 }
 
 /**
