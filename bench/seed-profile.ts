@@ -13,7 +13,8 @@ import { LEAD_JSON_STORE_BY_JOIN } from '../migrations/20261205120000_store_lead
 // and with the JSON trigger's first body (each as before the change that removed it), and with
 // the trigram indexes' pending lists at 64 MB instead of their 512 kB (ALTER INDEX inside the
 // rolled-back transaction), to show what their many small merges cost the load: a larger list
-// is merged later (by the seed's closing VACUUM), so not all of the difference is saved. Vacuums
+// is merged later (by the seed's closing VACUUM), so not all of the difference is saved; and last
+// without the secondary indexes, as a load that drops them for itself runs its batches. Vacuums
 // the loaded tables at the end, as the seed does, so the database is left as it was found.
 // With `--changes`, instead: the batch timed by the client as shipped, with JIT on and with the
 // JSON trigger's first body, twice each, vacuumed and checkpointed between.
@@ -95,6 +96,12 @@ const PROFILE_VARIANTS: [string, string[]][] = [
   ['with JIT, as before 2026-11-25', ['set local jit = on']],
   ['with the JSON trigger\'s first body, a join (migration 20261205120000)', [LEAD_JSON_STORE_BY_JOIN]],
   ['with pending lists of 64 MB', TRIGRAM_INDEXES.map((index) => `alter index ${index} set (gin_pending_list_limit = 65536)`)],
+  // What a batch costs in a load that drops them for itself (seed bulk on a new database).
+  ['without the secondary indexes', [`do $$ declare index_name text; begin
+    for index_name in select i.indexrelid::regclass::text from pg_index i
+      where i.indrelid = any(array[${bulkSeedQueries.INSERTED_TABLES.map((t) => `'${t}'`).join(', ')}]::regclass[])
+        and not i.indisprimary and not i.indisunique and not exists (select 1 from pg_constraint c where c.conindid = i.indexrelid)
+    loop execute format('drop index %s', index_name); end loop; end $$`]],
 ];
 
 /** Settings a load could take for itself (the ALTER INDEXes only inside its own transaction). */
