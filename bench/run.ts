@@ -122,7 +122,7 @@ async function main(): Promise<void> {
     `- ours create / insert ceiling without events (contact and lead only): ${ratio(ours.create.rps, insertCeilingWithoutEvents.rps)}x`,
     `- our server's peak RSS under the 50-connection cases: **${rssMb} MB** (target < 150)`,
     ...walks.map(walkLine),
-    ...(large.loaded ? [`- this run loaded the ${PLAN.large}-lead workspace (\`seed bulk\`): ${large.loaded.loadSeconds} s to its last batch, ${large.loaded.seconds} s in all, with its indexes built again (\`--rebuild-indexes\`), the counters folded and the tables vacuumed (target: about a minute)`] : []),
+    ...(large.loaded ? [`- this run loaded the ${PLAN.large}-lead workspace (\`seed bulk\`): ${large.loaded.loadSeconds} s to its last batch, ${large.loaded.seconds} s in all, with its indexes built again (\`--rebuild-indexes\`, ${large.loaded.indexesSeconds} s), the counters folded and the tables vacuumed (${large.loaded.vacuumSeconds} s) (target: about a minute)`] : []),
     ...(walks.some((w) => w.mode === 'cursor') ? [] : ['- cursor walk: the list does not answer `pagination.nextCursor` yet']),
   ].join('\n');
   process.stdout.write(`${body}\n`);

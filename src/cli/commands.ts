@@ -161,7 +161,7 @@ export const COMMANDS: Record<string, Command<unknown, unknown>> = {
     // The progress bar goes to stderr, and only for people: --json output stays one line on stdout.
     run: (db, args) =>
       seedBulk(db, { orgId: args.orgId, leads: args.leads, rebuildIndexes: args.rebuildIndexes, onProgress: args.json ? undefined : progressBar(process.stderr, process.stderr.isTTY) }),
-    describe: (r) => `loaded ${r.leads} leads into ${r.orgId} (${r.members} members) in ${r.seconds}s (${r.loadSeconds}s to the last batch, then ${r.indexesRebuilt ? `${r.indexesRebuilt} indexes built, ` : ''}counters folded and tables vacuumed)`,
+    describe: (r) => `loaded ${r.leads} leads into ${r.orgId} (${r.members} members) in ${r.seconds}s (${r.loadSeconds}s to the last batch, then ${r.indexesRebuilt ? `${r.indexesRebuilt} indexes built in ${r.indexesSeconds}s, ` : ''}counters folded and tables vacuumed in ${r.vacuumSeconds}s)`,
   }),
   'indexes rebuild': defineCommand({
     words: 2,
