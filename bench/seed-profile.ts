@@ -2,6 +2,8 @@ import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import * as orgsQueries from '../src/db/queries/orgs.queries';
 import * as bulkSeedQueries from '../src/db/queries/bulk-seed.queries';
+import * as deferredIndexesQueries from '../src/db/queries/deferred-indexes.queries';
+import type { Db } from '../src/db/knex';
 import { DEFAULT_BENCH_URL, openBenchDatabase, postgresVersion } from './lib/dataset';
 import { machineLine } from './lib/report';
 import { LEAD_JSON_STORE_BY_JOIN } from '../migrations/20261205120000_store_lead_json';
@@ -56,7 +58,7 @@ async function main(): Promise<void> {
       process.stdout.write(`${lines.join('\n')}\n`);
       return;
     }
-    for (const [variant, prepare] of PROFILE_VARIANTS) {
+    for (const [variant, prepare] of [...PROFILE_VARIANTS, await withoutSecondaryIndexes(db)]) {
       await client.query('begin');
       try {
         for (const statement of [...bulkSeedQueries.BATCH_SETTINGS, ...prepare]) await client.query(statement);
@@ -96,13 +98,13 @@ const PROFILE_VARIANTS: [string, string[]][] = [
   ['with JIT, as before 2026-11-25', ['set local jit = on']],
   ['with the JSON trigger\'s first body, a join (migration 20261205120000)', [LEAD_JSON_STORE_BY_JOIN]],
   ['with pending lists of 64 MB', TRIGRAM_INDEXES.map((index) => `alter index ${index} set (gin_pending_list_limit = 65536)`)],
-  // What a batch costs in a load that drops them for itself (seed bulk on a new database).
-  ['without the secondary indexes', [`do $$ declare index_name text; begin
-    for index_name in select i.indexrelid::regclass::text from pg_index i
-      where i.indrelid = any(array[${bulkSeedQueries.INSERTED_TABLES.map((t) => `'${t}'`).join(', ')}]::regclass[])
-        and not i.indisprimary and not i.indisunique and not exists (select 1 from pg_constraint c where c.conindid = i.indexrelid)
-    loop execute format('drop index %s', index_name); end loop; end $$`]],
 ];
+
+/** The batch as a load that drops the secondary indexes for itself runs it (seed bulk on a new database). */
+async function withoutSecondaryIndexes(db: Db): Promise<[string, string[]]> {
+  const indexes = await deferredIndexesQueries.secondaryIndexesOf(db, bulkSeedQueries.INSERTED_TABLES);
+  return ['without the secondary indexes', indexes.map((index) => `drop index ${index.name}`)];
+}
 
 /** Settings a load could take for itself (the ALTER INDEXes only inside its own transaction). */
 const LOAD_SETTINGS: [string, string[]][] = [

@@ -19,17 +19,23 @@ export interface DeferredIndex {
 export async function deferSecondaryIndexes(db: Db, tables: readonly string[], options: { onlyIfAloneIn?: string } = {}): Promise<DeferredIndex[]> {
   return db.transaction(async (trx) => {
     if (options.onlyIfAloneIn !== undefined && (await otherWorkspacesHaveRows(trx, tables, options.onlyIfAloneIn))) return [];
-    const { rows } = await trx.raw<{ rows: DeferredIndex[] }>(`
-      select i.indexrelid::regclass::text as name, t.relname as "tableName", pg_get_indexdef(i.indexrelid) as definition
-      from pg_index i join pg_class t on t.oid = i.indrelid
-      where i.indrelid = any(?::regclass[]) and not i.indisprimary and not i.indisunique
-        and not exists (select 1 from pg_constraint c where c.conindid = i.indexrelid)
-      order by 1`, [[...tables]]);
+    const rows = await secondaryIndexesOf(trx, tables);
     if (rows.length === 0) return [];
     await trx(TABLES.deferredIndexes).insert(rows.map((r) => ({ name: r.name, table_name: r.tableName, definition: r.definition })));
     for (const index of rows) await trx.raw('drop index ??', [index.name]);
     return rows;
   });
+}
+
+/** The secondary indexes of `tables`: those that back no constraint, which a bulk load may drop. */
+export async function secondaryIndexesOf(db: Db, tables: readonly string[]): Promise<DeferredIndex[]> {
+  const { rows } = await db.raw<{ rows: DeferredIndex[] }>(`
+    select i.indexrelid::regclass::text as name, t.relname as "tableName", pg_get_indexdef(i.indexrelid) as definition
+    from pg_index i join pg_class t on t.oid = i.indrelid
+    where i.indrelid = any(?::regclass[]) and not i.indisprimary and not i.indisunique
+      and not exists (select 1 from pg_constraint c where c.conindid = i.indexrelid)
+    order by 1`, [[...tables]]);
+  return rows;
 }
 
 /** Whether any workspace but `orgId` has a row in `tables`, read under a lock that blocks their writers. */
