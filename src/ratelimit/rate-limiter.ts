@@ -2,18 +2,28 @@ import { AppError } from '../errors/app-error';
 import type { Logger } from '../logger';
 import type { OrgTier } from '../db/queries/orgs.queries';
 import type { Principal } from '../auth/principal';
-import type { WindowCount, WindowStore } from './window-store';
+import type { AttemptCount, WindowCount, WindowStore } from './window-store';
 import { createFailOpen, type FailOpen } from './fail-open';
 import { rateLimitFields, retryAfterSeconds, type Policy } from './header-fields';
 import { addressBucketOf } from './client-address';
 import { WINDOW_SECONDS } from './limits';
 
+/** An authentication attempt holding a unit of its address's failed-authentication budget. */
+export interface AuthenticationAttempt {
+  /** A 401: the unit stays taken until the window ends. */
+  failed(): Promise<void>;
+  /** Anything else (success, 403, 500): the unit is given back, so only 401s count against the address. */
+  giveBack(): Promise<void>;
+}
+
 /** One call's rate limits, bound to its client address and to where its header fields go. */
 export interface CallLimits {
-  /** Before authentication: an address past its failed-authentication budget gets 429 before its key is looked at. */
-  checkAddress(): Promise<void>;
-  /** Counts a 401 against the address. */
-  countFailedAuthentication(): Promise<void>;
+  /**
+   * Before authentication: takes a unit of the address's failed-authentication budget, in the
+   * same atomic step that checks it, so concurrent attempts cannot look up more keys than the
+   * budget. 429 when failed and in-flight attempts have spent it.
+   */
+  beginAuthentication(): Promise<AuthenticationAttempt>;
   /** After authentication: counts the call against the key's budget; 429 past it. */
   consume(principal: Principal): Promise<void>;
 }
@@ -43,19 +53,36 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
 
   return {
     forCall(clientAddress, setFields) {
-      const addressKey = `auth:${addressBucketOf(clientAddress)}`;
+      // Not `auth:`, the string counter of earlier versions: a hash under that name would clash with it in Redis.
+      const addressKey = `auth-attempts:${addressBucketOf(clientAddress)}`;
       return {
-        async checkAddress() {
-          if (failedAuthLimit === 0) return;
-          const window = await failOpen.run(() => store.peek(addressKey));
-          if (!window || window.count < failedAuthLimit) return;
-          setFields(rateLimitFields(authPolicy, window));
-          throw tooManyRequests(`Too many failed authentications from this address: retry in ${retryAfterSeconds(window)} s`, window);
-        },
-        async countFailedAuthentication() {
-          if (failedAuthLimit === 0) return;
-          const window = await failOpen.run(() => store.hit(addressKey, windowMs));
-          if (window) setFields(rateLimitFields(authPolicy, window));
+        async beginAuthentication() {
+          if (failedAuthLimit === 0) return UNCOUNTED;
+          const attempt = await failOpen.run(() => store.take(addressKey, failedAuthLimit, windowMs));
+          if (!attempt) return UNCOUNTED;
+          if (!attempt.taken) {
+            const { failed, pending, resetMs } = attempt.window;
+            if (failed >= failedAuthLimit) {
+              const window = { count: failed, resetMs };
+              setFields(rateLimitFields(authPolicy, window));
+              throw tooManyRequests(`Too many failed authentications from this address: retry in ${retryAfterSeconds(window)} s`, window);
+            }
+            // Attempts still in flight hold the rest of the budget: they settle within moments,
+            // so the client is told to retry in a second, not when the window ends.
+            const window = { count: failed + pending, resetMs: Math.min(resetMs, 1000) };
+            setFields(rateLimitFields(authPolicy, window));
+            throw tooManyRequests('Too many authentications in flight from this address: retry in 1 s', window);
+          }
+          const settle = (failed: boolean) => failOpen.run(() => store.settle(addressKey, attempt.windowId, failed));
+          return {
+            async failed() {
+              const window = await settle(true);
+              if (window) setFields(rateLimitFields(authPolicy, failedCount(window)));
+            },
+            async giveBack() {
+              await settle(false);
+            },
+          };
         },
         async consume(principal) {
           const policy: Policy = { name: 'key', quota: keyLimits[principal.org.tier], windowSeconds: WINDOW_SECONDS };
@@ -71,6 +98,11 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     close: () => store.close(),
   };
 }
+
+const UNCOUNTED: AuthenticationAttempt = { failed: async () => undefined, giveBack: async () => undefined };
+
+/** What the fields of a 401 show: the failures, not the attempts still in flight. */
+const failedCount = (window: AttemptCount): WindowCount => ({ count: window.failed, resetMs: window.resetMs });
 
 function tooManyRequests(message: string, window: WindowCount): AppError {
   return new AppError('TOO_MANY_REQUESTS', message, { headers: { 'Retry-After': String(retryAfterSeconds(window)) } });

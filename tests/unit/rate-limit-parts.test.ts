@@ -56,10 +56,7 @@ describe('memory window store', () => {
     expect(await store.hit('a', 60_000)).toEqual({ count: 1, resetMs: 60_000 });
     now += 20_000;
     expect(await store.hit('a', 60_000)).toEqual({ count: 2, resetMs: 40_000 });
-    expect(await store.peek('a')).toEqual({ count: 2, resetMs: 40_000 });
-    expect(await store.peek('b')).toEqual({ count: 0, resetMs: 0 });
     now += 40_000;
-    expect(await store.peek('a')).toEqual({ count: 0, resetMs: 0 });
     expect(await store.hit('a', 60_000)).toEqual({ count: 1, resetMs: 60_000 });
   });
 
@@ -68,6 +65,46 @@ describe('memory window store', () => {
     await store.hit('a', 60_000);
     await store.hit('a', 60_000);
     expect((await store.hit('b', 60_000)).count).toBe(1);
+  });
+});
+
+describe('memory window store: authentication attempts', () => {
+  it('takes a unit per attempt until failed + pending reach the limit, in the same step as the check', async () => {
+    const store = createMemoryWindowStore(() => 0);
+    // Not awaited one by one: the checks of simultaneous attempts must not all pass first.
+    const attempts = await Promise.all(Array.from({ length: 5 }, () => store.take('a', 3, 60_000)));
+    expect(attempts.map((attempt) => attempt.taken)).toEqual([true, true, true, false, false]);
+    expect(attempts[4]!.window).toEqual({ failed: 0, pending: 3, resetMs: 60_000 });
+  });
+
+  it('keeps the unit of a failed attempt and gives back that of any other, freeing room for the next', async () => {
+    const store = createMemoryWindowStore(() => 0);
+    const first = await store.take('a', 2, 60_000);
+    const second = await store.take('a', 2, 60_000);
+    expect(await store.settle('a', first.windowId, true)).toEqual({ failed: 1, pending: 1, resetMs: 60_000 });
+    expect(await store.settle('a', second.windowId, false)).toEqual({ failed: 1, pending: 0, resetMs: 60_000 });
+    expect((await store.take('a', 2, 60_000)).taken).toBe(true);
+    expect((await store.take('a', 2, 60_000)).taken).toBe(false);
+  });
+
+  it('never settles into a later window than the one the unit came from', async () => {
+    let now = 0;
+    const store = createMemoryWindowStore(() => now);
+    const old = await store.take('a', 2, 60_000);
+    now = 60_000;
+    const current = await store.take('a', 2, 60_000);
+    expect(await store.settle('a', old.windowId, true)).toEqual({ failed: 0, pending: 1, resetMs: 60_000 });
+    expect(await store.settle('a', old.windowId, false)).toEqual({ failed: 0, pending: 1, resetMs: 60_000 });
+    expect(await store.settle('a', current.windowId, true)).toEqual({ failed: 1, pending: 0, resetMs: 60_000 });
+  });
+
+  it('answers an empty window once it has ended', async () => {
+    let now = 0;
+    const store = createMemoryWindowStore(() => now);
+    const attempt = await store.take('a', 2, 60_000);
+    now = 60_000;
+    expect(await store.settle('a', attempt.windowId, true)).toEqual({ failed: 0, pending: 0, resetMs: 0 });
+    expect((await store.take('a', 2, 60_000)).window).toEqual({ failed: 0, pending: 1, resetMs: 60_000 });
   });
 });
 
