@@ -9,7 +9,7 @@ import { rpcRouter } from './http/rpc-route';
 import { leadsRouter } from './http/leads-route';
 import { errorHandler, notFound } from './http/error-handler';
 import { docsRouter } from './http/docs-route';
-import { createJwtKeys } from './auth/secrets';
+import { createJwtKeys, type JwtSecrets } from './auth/secrets';
 import { createAuthenticator } from './auth/authenticate';
 import { createMemberAccessReader } from './auth/developer-access';
 import { playgroundRouter } from './http/playground-route';
@@ -26,7 +26,8 @@ import { webhookUrlPolicyFor } from './webhooks/url-safety';
 
 export interface AppDeps {
   db: Db;
-  config: Pick<Config, 'BODY_LIMIT' | 'KEY_CACHE_TTL_MS'> & Partial<Pick<Config, 'SESSION_SECRET' | 'TOKEN_SECRET'>>
+  /** The JWT secrets are resolved before (resolveJwtSecrets): the app never falls back to one of its own. */
+  config: Pick<Config, 'BODY_LIMIT' | 'KEY_CACHE_TTL_MS'> & JwtSecrets
     & Partial<Pick<Config, 'METRICS_TOKEN'>>
     & Partial<Pick<Config, 'TRUST_PROXY' | 'NODE_ENV'>>
     & { /** How long a verified key is trusted while `cacheInvalidation` is live (60 s by default). */ KEY_CACHE_LIVE_TTL_MS?: number };
@@ -63,8 +64,7 @@ export function createApp({ db, config, logger, registry = createProcedureRegist
     db, cacheTtlMs: config.KEY_CACHE_TTL_MS, invalidation: cacheInvalidation, liveCacheTtlMs: config.KEY_CACHE_LIVE_TTL_MS,
   });
   const authenticate = createAuthenticator({ keys: authenticator, tokenKey: jwtKeys.token, readAccess });
-  // Tests build the app without NODE_ENV: they send webhooks to their own loopback receivers.
-  const webhookUrlPolicy = webhookUrlPolicyFor(config.NODE_ENV ?? 'test');
+  const webhookUrlPolicy = webhookUrlPolicyFor(config.NODE_ENV);
   // The API routes first, the busiest first: Express walks every router mounted before the one
   // that answers, and no two of these share a path.
   app.use(rpcRouter({ registry, db, authenticate, rateLimiter, webhookUrlPolicy }, config.BODY_LIMIT));

@@ -1,12 +1,29 @@
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { trustProxySetting } from './ratelimit/trust-proxy';
 
-/** Development-only JWT secrets: anyone can read them here, so a deployment must set its own. */
-export const DEV_SESSION_SECRET = 'dev-only-session-secret-change-me-0000000000';
-export const DEV_TOKEN_SECRET = 'dev-only-token-secret-change-me-00000000000000';
+/**
+ * SHA-256 of secrets that were published as defaults in this repository's history: anyone can
+ * sign with them, so they are refused as SESSION_SECRET or TOKEN_SECRET in every mode.
+ */
+const PUBLISHED_SECRET_HASHES = new Set([
+  '4c56aa29d6bf3cc04c073cd1b75d7e2e9039f99b828fb03e678f9e75433b5d2e', // the former development SESSION_SECRET
+  '379730da19d9138e750cccb3e651a794990e60e48970174c7968d27d4d920d1a', // the former development TOKEN_SECRET
+]);
+
+function isPublishedSecret(value: string): boolean {
+  return PUBLISHED_SECRET_HASHES.has(createHash('sha256').update(value, 'utf8').digest('hex'));
+}
+
+const jwtSecret = z.string().min(32, 'must be at least 32 characters')
+  .refine((value) => !isPublishedSecret(value), 'is a value published in this repository: set 32 or more random characters');
 
 const schema = z.object({
-  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  /**
+   * Unset (or `production`) runs with every safe default; only an explicit `development` or
+   * `test` relaxes anything (isRelaxedMode). `production` also refuses the embedded database.
+   */
+  NODE_ENV: z.enum(['development', 'production', 'test']).optional(),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default('0.0.0.0'),
   /** A PostgreSQL URL; when absent the service runs on the embedded database. */
@@ -33,10 +50,10 @@ const schema = z.object({
    * database's change notifications, which drop an entry the moment it is revoked or changed.
    */
   KEY_CACHE_LIVE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
-  /** Signs member sessions (HS256). The default is for development only and must be replaced in production. */
-  SESSION_SECRET: z.string().min(32, 'must be at least 32 characters').default(DEV_SESSION_SECRET),
-  /** Signs playground test tokens (HS256). The default is for development only and must be replaced in production. */
-  TOKEN_SECRET: z.string().min(32, 'must be at least 32 characters').default(DEV_TOKEN_SECRET),
+  /** Signs member sessions (HS256). Absent: see resolveJwtSecrets (src/auth/secrets.ts). */
+  SESSION_SECRET: jwtSecret.optional(),
+  /** Signs playground test tokens (HS256). Absent: see resolveJwtSecrets (src/auth/secrets.ts). */
+  TOKEN_SECRET: jwtSecret.optional(),
   /** Redis for state several instances must share (rate limits); optional. */
   REDIS_URL: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// URL' }).optional(),
   /** Requests per minute per API key for every tier, replacing the tiers' own limits; 0 turns rate limiting off. */
@@ -106,10 +123,9 @@ function assertProductionReady(config: Config): void {
   if (!config.DATABASE_URL) {
     throw new ConfigError('Invalid environment variable DATABASE_URL: required when NODE_ENV=production (the embedded database is for development)');
   }
-  if (config.SESSION_SECRET === DEV_SESSION_SECRET) {
-    throw new ConfigError('Invalid environment variable SESSION_SECRET: the development default cannot be used when NODE_ENV=production');
-  }
-  if (config.TOKEN_SECRET === DEV_TOKEN_SECRET) {
-    throw new ConfigError('Invalid environment variable TOKEN_SECRET: the development default cannot be used when NODE_ENV=production');
-  }
+}
+
+/** Only an explicit NODE_ENV=development or test turns off a safe default (random per-process secrets, webhooks to private addresses). */
+export function isRelaxedMode(config: Pick<Config, 'NODE_ENV'>): boolean {
+  return config.NODE_ENV === 'development' || config.NODE_ENV === 'test';
 }

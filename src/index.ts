@@ -3,8 +3,10 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { runsWebhookWorkerInProcess, type Config } from './config';
 import type { Database } from './db/connect';
-import { connectConfiguredDatabase, exitAfterFlush, loadConfigOrExit } from './server/process-start';
+import { connectConfiguredDatabase, exitAfterFlush, loadConfigOrExit, logStartMode, resolveJwtSecretsOrExit } from './server/process-start';
 import * as orgsQueries from './db/queries/orgs.queries';
+import * as apiKeysQueries from './db/queries/api-keys.queries';
+import { hashApiKeySecret } from './domain/api-key-secret';
 import { createApp } from './app';
 import { createLogger, type Logger } from './logger';
 import { createGracefulShutdown } from './server/graceful-shutdown';
@@ -20,7 +22,9 @@ import { createDeliveryWorkerFromConfig } from './webhooks/worker-from-config';
 /** Starts the service: DATABASE_URL when set, else the embedded database (demo data on first start). */
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
+  const jwtSecrets = resolveJwtSecretsOrExit(config);
   const logger = createLogger(config.LOG_LEVEL, { nodeEnv: config.NODE_ENV });
+  logStartMode(logger, config, jwtSecrets.source);
   const database = await connectConfiguredDatabase(config, logger, { applicationName: 'workspace-api', migrate: true });
   if (database.embedded) await announceDemoKey(database, config, logger);
 
@@ -32,7 +36,7 @@ async function main(): Promise<void> {
   if (cacheInvalidation) cacheInvalidation.start();
   else logger.info(`embedded database: verified API keys are trusted for ${config.KEY_CACHE_TTL_MS} ms (no change notifications)`);
   const rateLimiter = await createRateLimiterFromConfig(config, logger);
-  const server = createHttpServer(createApp({ db: database.db, config, logger, cacheInvalidation, rateLimiter })).listen(config.PORT, config.HOST);
+  const server = createHttpServer(createApp({ db: database.db, config: { ...config, ...jwtSecrets.secrets }, logger, cacheInvalidation, rateLimiter })).listen(config.PORT, config.HOST);
   await once(server, 'listening');
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
@@ -77,6 +81,8 @@ async function announceDemoKey(database: Database, config: Config, logger: Logge
   if (existsSync(keyFile)) {
     const key = readFileSync(keyFile, 'utf8').trim();
     logger.info(`demo API key (every scope, workspace "Acme Sales"): ${key}`);
+    const demo = await apiKeysQueries.findForAuth(database.db, hashApiKeySecret(key));
+    if (demo) logger.info({ orgId: demo.orgId, memberId: demo.memberId }, `demo workspace ${demo.orgId}; its DEVELOPER member ${demo.memberId} (for \`npm run cli -- member token --member ${demo.memberId}\`)`);
     logger.info(`try: curl -H "Authorization: Bearer ${key}" "http://localhost:${config.PORT}/api/v1/leads?pageSize=2"`);
   }
 }

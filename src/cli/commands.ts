@@ -8,8 +8,8 @@ import { issueApiKey } from '../auth/api-keys';
 import { knownScopes } from '../procedures/scopes';
 import { seedDemo } from '../../seeds/01_demo_workspaces';
 import { AppError } from '../errors/app-error';
-import type { Config } from '../config';
-import { createJwtKeys } from '../auth/secrets';
+import { ConfigError, type Config } from '../config';
+import { createJwtKeys, resolveJwtSecrets } from '../auth/secrets';
 import { signMemberSession } from '../auth/member-session';
 import { seedBulk, progressBar } from './seed-bulk';
 import * as deferredIndexesQueries from '../db/queries/deferred-indexes.queries';
@@ -97,7 +97,11 @@ export const COMMANDS: Record<string, Command<unknown, unknown>> = {
     async run(db, args, config) {
       const orgId = await membersQueries.findOrgIdOf(db, args.memberId);
       if (!orgId) throw new AppError('NOT_FOUND', `no member ${args.memberId}`);
-      const session = signMemberSession(createJwtKeys(config).session, { memberId: args.memberId, orgId });
+      const jwtSecrets = resolveJwtSecrets(config);
+      if (jwtSecrets.source === 'per process') {
+        throw new ConfigError('Invalid environment variable SESSION_SECRET: set it to the service\'s own to sign a session the service accepts');
+      }
+      const session = signMemberSession(createJwtKeys(jwtSecrets.secrets).session, { memberId: args.memberId, orgId });
       return { token: session.token, expiresAt: session.expiresAt };
     },
     describe: (r) => `member session (until ${r.expiresAt.toISOString()}; send as Authorization: Bearer <session>):\n${r.token}`,

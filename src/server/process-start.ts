@@ -1,11 +1,22 @@
 import { ConfigError, loadConfig, type Config } from '../config';
 import { connectDatabase, type Database } from '../db/connect';
 import type { Logger } from '../logger';
+import { resolveJwtSecrets, type JwtSecrets, type JwtSecretsSource } from '../auth/secrets';
+import { webhookUrlPolicyFor } from '../webhooks/url-safety';
 
 /** The environment as configuration; a bad variable ends the process with its one-line message. */
 export function loadConfigOrExit(): Config {
+  return orExit(() => loadConfig());
+}
+
+/** The JWT secrets (resolveJwtSecrets); a missing one ends the process with its one-line message. */
+export function resolveJwtSecretsOrExit(config: Config): { secrets: JwtSecrets; source: JwtSecretsSource } {
+  return orExit(() => resolveJwtSecrets(config));
+}
+
+function orExit<T>(read: () => T): T {
   try {
-    return loadConfig();
+    return read();
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(err.message);
@@ -13,6 +24,24 @@ export function loadConfigOrExit(): Config {
     }
     throw err;
   }
+}
+
+/**
+ * Once at start: the mode, and every safe default it relaxes (a warning when any is). Only an
+ * explicit NODE_ENV=development or test relaxes anything.
+ */
+export function logStartMode(logger: Logger, config: Pick<Config, 'NODE_ENV'>, secrets?: JwtSecretsSource): void {
+  const relaxations: string[] = [];
+  if (webhookUrlPolicyFor(config.NODE_ENV) === 'development') {
+    relaxations.push('webhook URLs may be http://localhost and private or loopback addresses');
+  }
+  if (secrets === 'per process') {
+    relaxations.push('SESSION_SECRET/TOKEN_SECRET unset: random per process, so member sessions and playground tokens end at a restart and work on this instance only');
+  }
+  const mode = config.NODE_ENV ?? 'unset (production defaults)';
+  const fields = { nodeEnv: config.NODE_ENV ?? null, relaxations, ...(secrets ? { secrets } : {}) };
+  if (relaxations.length === 0) logger.info(fields, `mode: NODE_ENV ${mode}, no safe default relaxed`);
+  else logger.warn(fields, `mode: NODE_ENV ${mode}, relaxed: ${relaxations.join('; ')}`);
 }
 
 /** The database as DATABASE_URL and the DB_* variables say, its pool's warnings logged. */

@@ -5,12 +5,14 @@ import ipaddr from 'ipaddr.js';
 /**
  * Where webhooks may be sent. `production`: https only, and never to an address that is private,
  * loopback, link-local or otherwise not public (no server-side request forgery into the
- * deployment's own network). `development` (and tests): https anywhere, or http to a loopback host.
+ * deployment's own network); the default. `development` (NODE_ENV=development or test, asked for
+ * explicitly): https anywhere, or http to a loopback host.
  */
 export type WebhookUrlPolicy = 'production' | 'development';
 
+/** The production policy unless NODE_ENV explicitly asks for a development or test deployment. */
 export function webhookUrlPolicyFor(nodeEnv: string | undefined): WebhookUrlPolicy {
-  return nodeEnv === 'production' ? 'production' : 'development';
+  return nodeEnv === 'development' || nodeEnv === 'test' ? 'development' : 'production';
 }
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -38,12 +40,24 @@ export function webhookUrlProblem(url: string, policy: WebhookUrlPolicy): string
   return 'must be an https:// URL';
 }
 
-/** Only ordinary public unicast addresses; an IPv4-mapped IPv6 address is judged as its IPv4 one. */
+/** IPv6's global unicast block; everything outside it (and the special blocks inside it) is never a public host. */
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
+
+/**
+ * Only ordinary public unicast addresses. An IPv4-mapped address (`::ffff:a.b.c.d`) is what the
+ * kernel connects to as IPv4, so it is judged as that IPv4 address. Every other IPv6 form that
+ * embeds an IPv4 address is refused whole, whatever it embeds: IPv4-compatible `::a.b.c.d`
+ * (`::/96`, deprecated and outside 2000::/3), NAT64 (`64:ff9b::/96`, `64:ff9b:1::/48`), 6to4
+ * (`2002::/16`) and Teredo (`2001::/32`) reach whatever a translator or relay decides, which
+ * this service cannot see. So are the other IANA special-purpose blocks ipaddr.js knows.
+ */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  return parsed.range() === 'unicast';
+  const parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv4') return parsed.range() === 'unicast';
+  const v6 = parsed as ipaddr.IPv6;
+  if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().range() === 'unicast';
+  return v6.range() === 'unicast' && v6.match(GLOBAL_UNICAST_V6);
 }
 
 /**

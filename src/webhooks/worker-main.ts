@@ -1,5 +1,5 @@
 import { webhookLeaseMs, type Config } from '../config';
-import { connectConfiguredDatabase, exitAfterFlush, loadConfigOrExit } from '../server/process-start';
+import { connectConfiguredDatabase, exitAfterFlush, loadConfigOrExit, logStartMode } from '../server/process-start';
 import { startEventsRetention } from '../events/retention';
 import { createLogger } from '../logger';
 import { createDeliveryWorkerFromConfig } from './worker-from-config';
@@ -11,6 +11,7 @@ import { createDeliveryWorkerFromConfig } from './worker-from-config';
 async function main(): Promise<void> {
   const config = configOrExit();
   const logger = createLogger(config.LOG_LEVEL, { nodeEnv: config.NODE_ENV });
+  logStartMode(logger, config);
   // The API applies migrations (or the `migrate` service does): two processes migrating at once would collide.
   const database = await connectConfiguredDatabase(config, logger, { applicationName: 'workspace-api-worker', migrate: false });
   const worker = createDeliveryWorkerFromConfig(config, database.db, logger);

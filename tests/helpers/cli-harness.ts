@@ -1,5 +1,6 @@
 import { runCli } from '../../src/cli/run-cli';
 import { testDatabaseUrl } from './test-app';
+import { TEST_JWT_SECRETS } from './test-secrets';
 
 export interface CliRun {
   code: number;
@@ -12,12 +13,17 @@ export function cli(...argv: string[]): Promise<CliRun> {
   return cliOn(testDatabaseUrl(), ...argv);
 }
 
-/** Runs the operators' CLI in-process against the database at `url`. */
+/** Runs the operators' CLI in-process against the database at `url`, with the secrets the tests' apps use (as a deployment shares them). */
 export async function cliOn(url: string, ...argv: string[]): Promise<CliRun> {
+  return cliWithEnv({ DATABASE_URL: url, ...TEST_JWT_SECRETS }, ...argv);
+}
+
+/** Runs the operators' CLI in-process with exactly this environment. */
+export async function cliWithEnv(env: NodeJS.ProcessEnv, ...argv: string[]): Promise<CliRun> {
   let out = '';
   let err = '';
   const code = await runCli(argv, {
-    env: { DATABASE_URL: url },
+    env,
     out: { write: (text: string) => (out += text) },
     err: { write: (text: string) => (err += text) },
   });

@@ -4,6 +4,7 @@ import type { Db } from '../../src/db/knex';
 import { createLogger } from '../../src/logger';
 import { createTestDb } from './test-app';
 import type { RateLimiter } from '../../src/ratelimit/rate-limiter';
+import { TEST_JWT_SECRETS } from './test-secrets';
 
 export interface RequestLine {
   level: number;
@@ -37,7 +38,7 @@ export function createObservedApp(options: { db?: Db; metricsToken?: string; lev
   const db = options.db ?? createTestDb();
   let written = '';
   const logger = createLogger(options.level ?? 'info', { destination: { write: (line: string) => void (written += line) } });
-  const app = createApp({ db, logger, config: { BODY_LIMIT: '1mb', KEY_CACHE_TTL_MS: 1000, METRICS_TOKEN: options.metricsToken }, rateLimiter: options.rateLimiter });
+  const app = createApp({ db, logger, config: { ...TEST_JWT_SECRETS, NODE_ENV: 'test', BODY_LIMIT: '1mb', KEY_CACHE_TTL_MS: 1000, METRICS_TOKEN: options.metricsToken }, rateLimiter: options.rateLimiter });
   const requestLines = () =>
     written
       .split('\n')

@@ -22,7 +22,7 @@ export interface ServerProcess {
   waitForLine(pattern: RegExp, timeoutMs?: number): Promise<string>;
 }
 
-export function startServer(env: Record<string, string>): Promise<ServerProcess> {
+export function startServer(env: Record<string, string | undefined>): Promise<ServerProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], {
     cwd: ROOT,
     // NODE_ENV=test: JSON log lines (no pretty printer), which the tests read.
@@ -51,6 +51,8 @@ export function startServer(env: Record<string, string>): Promise<ServerProcess>
         watchers.delete(watcher);
         reject(new Error(`no line matching ${pattern} within ${timeoutMs} ms:\n${lines.join('\n')}`));
       }, timeoutMs);
+      // A process that exited first leaves nothing for the wait to see; it must not keep jest alive.
+      timer.unref();
       const watcher = (line: string) => {
         if (!pattern.test(line)) return;
         clearTimeout(timer);

@@ -6,6 +6,7 @@ import type { Registry } from '../../src/rpc/registry';
 import type { CacheInvalidation } from '../../src/auth/key-invalidation';
 import type { RateLimiter } from '../../src/ratelimit/rate-limiter';
 import type { TrustProxy } from '../../src/ratelimit/trust-proxy';
+import { TEST_JWT_SECRETS } from './test-secrets';
 
 export function testDatabaseUrl(): string {
   const url = process.env.WSAPI_TEST_DB_URL;
@@ -38,7 +39,8 @@ export function createTestContext(
   const db = options.db ?? createTestDb();
   const app = createApp({
     db,
-    config: { BODY_LIMIT: options.bodyLimit ?? '1mb', KEY_CACHE_TTL_MS: options.keyCacheTtlMs ?? 1000, TRUST_PROXY: options.trustProxy },
+    // NODE_ENV=test: webhooks go to the tests' own loopback receivers.
+    config: { ...TEST_JWT_SECRETS, NODE_ENV: 'test', BODY_LIMIT: options.bodyLimit ?? '1mb', KEY_CACHE_TTL_MS: options.keyCacheTtlMs ?? 1000, TRUST_PROXY: options.trustProxy },
     logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
     registry: options.registry,
     cacheInvalidation: options.cacheInvalidation,

@@ -4,15 +4,15 @@ import { createServer, type Server } from 'node:http';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEV_SESSION_SECRET, DEV_TOKEN_SECRET } from '../../src/config';
 import { createTestDb, testDatabaseUrl } from '../helpers/test-app';
 import { NAMED_STATEMENTS } from '../helpers/server-process';
+import { TEST_JWT_SECRETS } from '../helpers/test-secrets';
 
 // The Docker image cannot be built here (no engine), so this runs what the image runs: the
 // Dockerfile's own CMD and HEALTHCHECK commands, on the compiled output laid out as in the runtime
 // stage (production dependencies only), in production mode.
 const ROOT = join(__dirname, '..', '..');
-const SECRETS = { SESSION_SECRET: 's'.repeat(40), TOKEN_SECRET: 't'.repeat(40) };
+const SECRETS = TEST_JWT_SECRETS;
 
 /** An exec-form instruction of the Dockerfile (`CMD [...]`, `HEALTHCHECK ... CMD [...]`) as argv. */
 function dockerfileCommand(instruction: 'CMD' | 'HEALTHCHECK'): string[] {
@@ -181,8 +181,8 @@ describe('node dist/src/index.js in production (the image CMD)', () => {
 describe('node dist/src/index.js refusing to start in production', () => {
   it.each([
     ['without DATABASE_URL (it would use the embedded database)', 'DATABASE_URL', { DATABASE_URL: undefined }],
-    ['with the development SESSION_SECRET', 'SESSION_SECRET', { SESSION_SECRET: DEV_SESSION_SECRET }],
-    ['with the development TOKEN_SECRET', 'TOKEN_SECRET', { TOKEN_SECRET: DEV_TOKEN_SECRET }],
+    ['without SESSION_SECRET', 'SESSION_SECRET', { SESSION_SECRET: undefined }],
+    ['without TOKEN_SECRET', 'TOKEN_SECRET', { TOKEN_SECRET: undefined }],
   ])('exits 1 %s, printing one stderr line naming %s and starting nothing', async (_label, variable, overrides) => {
     const embeddedDir = join(mkdtempSync(join(tmpdir(), 'wsapi-built-')), 'data');
     try {

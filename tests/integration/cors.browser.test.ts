@@ -4,7 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { describeInBrowser, launchChromium } from '../helpers/browser';
 import { createTestContext } from '../helpers/test-app';
 import { createWorkspace, unique } from '../helpers/factories';
-import { createJwtKeys } from '../../src/auth/secrets';
+import { testJwtKeys } from '../helpers/test-secrets';
 import { signMemberSession } from '../../src/auth/member-session';
 
 /**
@@ -103,7 +103,7 @@ describeInBrowser('a page of another origin, in a real browser', () => {
 
   it('cannot reach the developer routes or the playground token, even with a valid member session', async () => {
     const ws = await createWorkspace(ctx.db);
-    const session = signMemberSession(createJwtKeys().session, { memberId: ws.member.id, orgId: ws.org.id }).token;
+    const session = signMemberSession(testJwtKeys.session, { memberId: ws.member.id, orgId: ws.org.id }).token;
     const page = await browser.newPage();
     await page.goto(siteUrl);
     const keys = await fetchInPage(page, `${apiUrl}/developer/api/keys`, { headers: { Authorization: `Bearer ${session}` } });

@@ -6,7 +6,7 @@ import { createTRPCUntypedClient, httpLink } from '@trpc/client';
 import { createTestContext } from '../helpers/test-app';
 import { createWorkspace, unique } from '../helpers/factories';
 import { rpcGet, rpcPost } from '../helpers/rpc';
-import { createJwtKeys } from '../../src/auth/secrets';
+import { testJwtKeys } from '../helpers/test-secrets';
 import { signMemberSession } from '../../src/auth/member-session';
 
 /**
@@ -122,7 +122,7 @@ describe('answers of the public API to a cross-origin call', () => {
 });
 
 describe('routes that are not the public API get no CORS', () => {
-  const session = () => createWorkspace(ctx.db).then((ws) => ({ ws, token: signMemberSession(createJwtKeys().session, { memberId: ws.member.id, orgId: ws.org.id }).token }));
+  const session = () => createWorkspace(ctx.db).then((ws) => ({ ws, token: signMemberSession(testJwtKeys.session, { memberId: ws.member.id, orgId: ws.org.id }).token }));
 
   it.each(['/developer', '/developer/api/keys', '/api/v1/playground/token', '/healthz', '/docs'])('a preflight to %s is not answered with CORS headers', async (path) => {
     const res = await preflight(path, 'POST', 'authorization,content-type');

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { createTestContext } from '../helpers/test-app';
 import { createKey, createMember, createOrg } from '../helpers/factories';
-import { createJwtKeys } from '../../src/auth/secrets';
+import { testJwtKeys } from '../helpers/test-secrets';
 import { signMemberSession } from '../../src/auth/member-session';
 import { signPlaygroundToken } from '../../src/auth/playground-token';
 import { createProcedureRegistry } from '../../src/procedures';
@@ -10,7 +10,7 @@ import { TABLES } from '../../src/db/tables';
 const ctx = createTestContext();
 afterAll(() => ctx.close());
 
-const jwtKeys = createJwtKeys();
+const jwtKeys = testJwtKeys;
 
 async function workspace(options: { permissions?: string[]; features?: string[] } = {}) {
   const org = await createOrg(ctx.db, { features: options.features ?? ['DEVELOPER_API'] });

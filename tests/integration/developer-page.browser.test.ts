@@ -6,7 +6,7 @@ import type { Browser } from 'playwright-core';
 import { describeInBrowser, launchChromium } from '../helpers/browser';
 import { createTestContext } from '../helpers/test-app';
 import { createKey, createLead, createMember, createOrg } from '../helpers/factories';
-import { createJwtKeys } from '../../src/auth/secrets';
+import { testJwtKeys } from '../helpers/test-secrets';
 import { signMemberSession } from '../../src/auth/member-session';
 
 const ARTIFACTS = join(__dirname, '..', 'artifacts');
@@ -38,7 +38,7 @@ describeInBrowser('GET /developer in a real browser', () => {
     await createLead(ctx.db, org.id, { name: 'Ada Lovelace', nextCallAt });
     await createLead(ctx.db, org.id, { name: 'Grace Hopper' });
     // createApp signs sessions with the development default when SESSION_SECRET is absent, as here.
-    const session = signMemberSession(createJwtKeys().session, { memberId: member.id, orgId: org.id }).token;
+    const session = signMemberSession(testJwtKeys.session, { memberId: member.id, orgId: org.id }).token;
     // (Expressions run in the page are strings: the tests are type-checked without the DOM lib.)
     const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
     const consoleErrors: string[] = [];

@@ -11,7 +11,7 @@ import * as membersQueries from '../../src/db/queries/members.queries';
 import { generateApiKeySecret } from '../../src/domain/api-key-secret';
 import { newId } from '../../src/domain/ids';
 import { signMemberSession } from '../../src/auth/member-session';
-import { createJwtKeys } from '../../src/auth/secrets';
+import { TEST_JWT_SECRETS, testJwtKeys } from '../helpers/test-secrets';
 import { createTestDb } from '../helpers/test-app';
 import { createWorkspace } from '../helpers/factories';
 import { rpcGet, rpcPost } from '../helpers/rpc';
@@ -73,7 +73,7 @@ let logged = '';
 const db = createTestDb();
 const app = createApp({
   db,
-  config: { BODY_LIMIT: '1mb', KEY_CACHE_TTL_MS: 1000 },
+  config: { ...TEST_JWT_SECRETS, BODY_LIMIT: '1mb', KEY_CACHE_TTL_MS: 1000 },
   logger: createLogger('info', { destination: { write: (line: string) => void (logged += line) } }),
   registry: leakRegistry,
 });
@@ -82,7 +82,7 @@ const downDb = createDb({ url: 'postgres://wsapi:hunter2@127.0.0.1:1/wsapi_priva
 let downLogged = '';
 const downApp = createApp({
   db: downDb,
-  config: { BODY_LIMIT: '1mb', KEY_CACHE_TTL_MS: 1000 },
+  config: { ...TEST_JWT_SECRETS, BODY_LIMIT: '1mb', KEY_CACHE_TTL_MS: 1000 },
   logger: createLogger('info', { destination: { write: (line: string) => void (downLogged += line) } }),
 });
 afterAll(async () => {
@@ -173,7 +173,7 @@ describe('a database that cannot be reached', () => {
 describe('other routes with a body that cannot be parsed', () => {
   it('answer 400 without the parser error or a stack (developer keys, playground token)', async () => {
     const ws = await createWorkspace(db);
-    const session = signMemberSession(createJwtKeys().session, { memberId: ws.member.id, orgId: ws.org.id }).token;
+    const session = signMemberSession(testJwtKeys.session, { memberId: ws.member.id, orgId: ws.org.id }).token;
     for (const path of ['/developer/api/keys', '/api/v1/playground/token']) {
       const res = await request(app).post(path).set('Authorization', `Bearer ${session}`).set('Content-Type', 'application/json').send('{"name": "x",');
       expect({ path, status: res.status }).toEqual({ path, status: 400 });

@@ -8,7 +8,7 @@ import { countRows, createIdempotencyRegistry, envelope, expireKey, postRaw, sto
 import { sweepExpiredIdempotencyKeys, startIdempotencyCleanup } from '../../src/idempotency/expired-cleanup';
 import { createLogger } from '../../src/logger';
 import { pollUntil } from '../helpers/cli-harness';
-import { createJwtKeys } from '../../src/auth/secrets';
+import { testJwtKeys } from '../helpers/test-secrets';
 import { signPlaygroundToken } from '../../src/auth/playground-token';
 
 const ctx = createTestContext();
@@ -102,7 +102,7 @@ describe('POST leads.create with an Idempotency-Key', () => {
 
   it('keeps keys per playground token: a token and its member key act apart, and the token retry replays', async () => {
     const ws = await createWorkspace(ctx.db);
-    const issued = signPlaygroundToken(createJwtKeys().token, { memberId: ws.member.id, orgId: ws.org.id, scopes: ['leads.create'] });
+    const issued = signPlaygroundToken(testJwtKeys.token, { memberId: ws.member.id, orgId: ws.org.id, scopes: ['leads.create'] });
     const key = randomUUID();
     const name = unique('Ada');
     const byToken = await createLead(issued.token, key, name);

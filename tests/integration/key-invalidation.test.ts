@@ -3,7 +3,7 @@ import type { Express } from 'express';
 import { createTestContext, createTestDb, describeOnRealPostgres, onRealPostgres, testDatabaseUrl, type TestContext } from '../helpers/test-app';
 import { createKey, createMember, createOrg, unique } from '../helpers/factories';
 import { createLogger } from '../../src/logger';
-import { createJwtKeys } from '../../src/auth/secrets';
+import { testJwtKeys } from '../helpers/test-secrets';
 import { signPlaygroundToken } from '../../src/auth/playground-token';
 import { signMemberSession } from '../../src/auth/member-session';
 import { createCacheInvalidationListener, type CacheInvalidationListener, type ListenerOptions } from '../../src/auth/key-invalidation';
@@ -88,7 +88,7 @@ describeOnRealPostgres('API key cache with a live invalidation listener', () => 
     const { org, member, victim } = await workspaceWithKey(a.db);
     expect([(await listLeads(a.app, victim.key)).status, (await listLeads(b.app, victim.key)).status]).toEqual([200, 200]);
 
-    const session = signMemberSession(createJwtKeys().session, { memberId: member.id, orgId: org.id }).token;
+    const session = signMemberSession(testJwtKeys.session, { memberId: member.id, orgId: org.id }).token;
     const revoked = await request(a.app).post(`/developer/api/keys/${victim.id}/revoke`).set('Authorization', `Bearer ${session}`);
     expect(revoked.status).toBe(200);
 
@@ -125,7 +125,7 @@ describeOnRealPostgres('API key cache with a live invalidation listener', () => 
 
   it('refuses a cached playground token with 403 at once when the workspace loses DEVELOPER_API', async () => {
     const { org, member } = await workspaceWithKey(a.db);
-    const token = signPlaygroundToken(createJwtKeys().token, { memberId: member.id, orgId: org.id, scopes: ['leads.read'] }).token;
+    const token = signPlaygroundToken(testJwtKeys.token, { memberId: member.id, orgId: org.id, scopes: ['leads.read'] }).token;
     expect((await listLeads(b.app, token)).status).toBe(200);
     await a.db('organisations').where({ id: org.id }).update({ features: [] });
     const res = await refusedWithin200ms(b.app, token);

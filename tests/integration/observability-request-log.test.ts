@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { createJwtKeys } from '../../src/auth/secrets';
+import { testJwtKeys } from '../helpers/test-secrets';
 import { signMemberSession } from '../../src/auth/member-session';
 import { createKey, createWorkspace } from '../helpers/factories';
 import { createObservedApp } from '../helpers/observability-app';
@@ -67,7 +67,7 @@ describe('the request log line', () => {
 
   it('labels a route of a mounted router by its full pattern, on success and when it throws', async () => {
     const ws = await createWorkspace(ctx.db);
-    const session = signMemberSession(createJwtKeys().session, { memberId: ws.member.id, orgId: ws.org.id }).token;
+    const session = signMemberSession(testJwtKeys.session, { memberId: ws.member.id, orgId: ws.org.id }).token;
     const okId = newReqId();
     await request(ctx.app).get('/developer/api/keys').set('Authorization', `Bearer ${session}`).set('X-Request-Id', okId).expect(200);
     expect(await ctx.lineFor(okId)).toMatchObject({ route: 'GET /developer/api/keys', status: 200 });

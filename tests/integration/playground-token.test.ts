@@ -2,14 +2,14 @@ import request from 'supertest';
 import jwt from 'jsonwebtoken';
 import { createTestContext } from '../helpers/test-app';
 import { createKey, createMember, createOrg } from '../helpers/factories';
-import { createJwtKeys } from '../../src/auth/secrets';
+import { testJwtKeys } from '../helpers/test-secrets';
 import { signMemberSession } from '../../src/auth/member-session';
 import { knownScopes } from '../../src/procedures/scopes';
 
 const ctx = createTestContext();
 afterAll(() => ctx.close());
 
-const keys = createJwtKeys();
+const keys = testJwtKeys;
 const READ_SCOPES = [...knownScopes()].filter((s) => s.endsWith('.read')).sort();
 
 /** A developer in a workspace with DEVELOPER_API, and a member session for them. */

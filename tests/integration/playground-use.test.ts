@@ -1,10 +1,10 @@
 import request from 'supertest';
 import { createSecretKey } from 'node:crypto';
-import { createTestContext } from '../helpers/test-app';
+import { createTestContext, testDatabaseUrl } from '../helpers/test-app';
 import { createLead, createMember, createOrg } from '../helpers/factories';
 import { rpcGet, rpcPost, resultOf, errorOf } from '../helpers/rpc';
-import { cliJson, cli, pollUntil } from '../helpers/cli-harness';
-import { createJwtKeys } from '../../src/auth/secrets';
+import { cliJson, cli, cliWithEnv, pollUntil } from '../helpers/cli-harness';
+import { testJwtKeys } from '../helpers/test-secrets';
 import { signMemberSession } from '../../src/auth/member-session';
 import { signPlaygroundToken } from '../../src/auth/playground-token';
 import { TABLES } from '../../src/db/tables';
@@ -13,7 +13,7 @@ import type { OrgTier } from '../../src/db/queries/orgs.queries';
 const ctx = createTestContext();
 afterAll(() => ctx.close());
 
-const keys = createJwtKeys();
+const keys = testJwtKeys;
 
 /** A developer's workspace with one lead, and a test token issued through the endpoint. */
 async function tokenFor(options: { tier?: OrgTier; scopes?: string[] } = {}) {
@@ -168,5 +168,13 @@ describe('CLI member token', () => {
     expect(unknown.code).toBe(1);
     expect(unknown.err).toMatch(/no member mem_nobody/);
     expect((await cli('member', 'token')).code).toBe(2);
+  });
+
+  it.each([undefined, 'test'])('with DATABASE_URL, NODE_ENV %s and no SESSION_SECRET exits 1 naming it, signing nothing', async (NODE_ENV) => {
+    const org = await createOrg(ctx.db);
+    const member = await createMember(ctx.db, org.id, ['DEVELOPER']);
+    const run = await cliWithEnv({ DATABASE_URL: testDatabaseUrl(), NODE_ENV }, 'member', 'token', '--member', member.id);
+    expect([run.code, run.out]).toEqual([1, '']);
+    expect(run.err).toMatch(/^Invalid environment variable SESSION_SECRET: /);
   });
 });

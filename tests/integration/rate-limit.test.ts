@@ -8,7 +8,7 @@ import { expectNoRateLimitFields, memoryLimiter, rateLimitOf } from '../helpers/
 import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/logger';
 import { createRateLimiterFromConfig } from '../../src/ratelimit/rate-limiter-from-config';
-import { createJwtKeys } from '../../src/auth/secrets';
+import { testJwtKeys } from '../helpers/test-secrets';
 import { signMemberSession } from '../../src/auth/member-session';
 import { TABLES } from '../../src/db/tables';
 
@@ -114,7 +114,7 @@ describe('past the limit', () => {
     const org = await createOrg(three.db);
     const member = await createMember(three.db, org.id, ['DEVELOPER']);
     const { key } = await createKey(three.db, org.id, { memberId: member.id });
-    const session = signMemberSession(createJwtKeys().session, { memberId: member.id, orgId: org.id }).token;
+    const session = signMemberSession(testJwtKeys.session, { memberId: member.id, orgId: org.id }).token;
     const issued = await request(three.app).post('/api/v1/playground/token').set('Authorization', `Bearer ${session}`);
     expect(issued.status).toBe(200);
     const token = issued.body.token as string;

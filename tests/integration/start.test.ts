@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { testDatabaseUrl } from '../helpers/test-app';
 import { NAMED_STATEMENTS } from '../helpers/server-process';
+import { TEST_JWT_SECRETS } from '../helpers/test-secrets';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -97,7 +98,7 @@ describe('npm start', () => {
   }, 90_000);
 
   it('starts on DATABASE_URL without loading demo data, and refuses a bad PORT with one line naming it', async () => {
-    const { child, port, lines } = await start({ DATABASE_URL: testDatabaseUrl() });
+    const { child, port, lines } = await start({ DATABASE_URL: testDatabaseUrl(), ...TEST_JWT_SECRETS });
     expect(lines.join('\n')).not.toMatch(/demo API key/);
     const res = await fetch(`http://127.0.0.1:${port}/api/v1/leads`);
     expect(res.status).toBe(401);

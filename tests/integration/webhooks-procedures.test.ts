@@ -6,6 +6,8 @@ import { createTestContext, onRealPostgres } from '../helpers/test-app';
 import { createKey, createWorkspace } from '../helpers/factories';
 import { rpcGet, rpcPost, resultOf } from '../helpers/rpc';
 import { expectRpcFailure, issuePaths } from '../helpers/leads-procedures-helpers';
+import { EMBEDDED_IPV4_FORMS } from '../helpers/ssrf-forms';
+import { TEST_JWT_SECRETS } from '../helpers/test-secrets';
 
 const ctx = createTestContext();
 afterAll(() => ctx.close());
@@ -94,12 +96,20 @@ describe('POST webhooks.create', () => {
   });
 
   it('under the production policy refuses http, private addresses and names resolving to loopback', async () => {
-    const production = createApp({ db: ctx.db, config: { BODY_LIMIT: '1mb', KEY_CACHE_TTL_MS: 1000, NODE_ENV: 'production' }, logger: createLogger('silent') });
+    const production = createApp({ db: ctx.db, config: { ...TEST_JWT_SECRETS, BODY_LIMIT: '1mb', KEY_CACHE_TTL_MS: 1000, NODE_ENV: 'production' }, logger: createLogger('silent') });
     const ws = await createWorkspace(ctx.db);
     for (const url of ['http://localhost/hook', 'https://10.0.0.1/hook', 'https://[::ffff:127.0.0.1]/hook', 'https://localhost/hook']) {
       const res = await create(ws.key, { url, events: ['lead.created'] }, production);
       expect({ url, status: res.status, paths: issuePaths(res) }).toEqual({ url, status: 400, paths: [['url']] });
     }
+    expect(await endpointCount(ws.org.id)).toBe(0);
+  });
+
+  it.each(EMBEDDED_IPV4_FORMS)('by default (no NODE_ENV) refuses the %s address %s with 400 on url, storing nothing', async (_form, host) => {
+    const deployed = createApp({ db: ctx.db, config: { ...TEST_JWT_SECRETS, BODY_LIMIT: '1mb', KEY_CACHE_TTL_MS: 1000 }, logger: createLogger('silent') });
+    const ws = await createWorkspace(ctx.db);
+    const res = await create(ws.key, { url: `https://${host}/h`, events: ['lead.created'] }, deployed);
+    expect({ host, status: res.status, paths: issuePaths(res) }).toEqual({ host, status: 400, paths: [['url']] });
     expect(await endpointCount(ws.org.id)).toBe(0);
   });
 

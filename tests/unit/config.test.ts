@@ -1,4 +1,7 @@
-import { ConfigError, DEV_SESSION_SECRET, DEV_TOKEN_SECRET, loadConfig } from '../../src/config';
+import { ConfigError, isRelaxedMode, loadConfig } from '../../src/config';
+
+/** The development defaults this repository once published: anyone can sign with them. */
+const FORMER_PUBLISHED_SECRETS = { SESSION_SECRET: 'dev-only-session-secret-change-me-0000000000', TOKEN_SECRET: 'dev-only-token-secret-change-me-00000000000000' };
 
 function errorOf(env: NodeJS.ProcessEnv): unknown {
   try {
@@ -12,7 +15,6 @@ function errorOf(env: NodeJS.ProcessEnv): unknown {
 describe('loadConfig', () => {
   it('answers the defaults for an empty environment: port 3000, embedded database in ./data, 1-second key cache', () => {
     expect(loadConfig({})).toEqual({
-      NODE_ENV: 'development',
       PORT: 3000,
       HOST: '0.0.0.0',
       EMBEDDED_DB_DIR: './data',
@@ -24,8 +26,6 @@ describe('loadConfig', () => {
       LOG_LEVEL: 'info',
       KEY_CACHE_TTL_MS: 1000,
       KEY_CACHE_LIVE_TTL_MS: 60_000,
-      SESSION_SECRET: DEV_SESSION_SECRET,
-      TOKEN_SECRET: DEV_TOKEN_SECRET,
       SHUTDOWN_TIMEOUT_MS: 10_000,
       RATE_LIMIT_FAILED_AUTH_PER_MINUTE: 30,
       TRUST_PROXY: false,
@@ -38,6 +38,21 @@ describe('loadConfig', () => {
       EVENTS_RETENTION_DAYS: 30,
     });
     expect(loadConfig({}).DATABASE_URL).toBeUndefined();
+  });
+
+  it('has no default secret and no default NODE_ENV: unset is not a relaxed mode', () => {
+    const config = loadConfig({});
+    expect([config.SESSION_SECRET, config.TOKEN_SECRET, config.NODE_ENV]).toEqual([undefined, undefined, undefined]);
+    expect([undefined, 'production', 'development', 'test'].map((NODE_ENV) => isRelaxedMode(loadConfig(NODE_ENV === 'production' ? { NODE_ENV, DATABASE_URL: 'postgres://h/d' } : { NODE_ENV }))))
+      .toEqual([false, false, true, true]);
+  });
+
+  it.each(['development', 'test', 'production', undefined])('refuses the formerly published secrets under NODE_ENV=%s, naming the variable', (NODE_ENV) => {
+    const base = { NODE_ENV, DATABASE_URL: 'postgres://app@db:5432/crm' };
+    expect(() => loadConfig({ ...base, SESSION_SECRET: FORMER_PUBLISHED_SECRETS.SESSION_SECRET }))
+      .toThrow(/^Invalid environment variable SESSION_SECRET: is a value published in this repository/);
+    expect(() => loadConfig({ ...base, TOKEN_SECRET: FORMER_PUBLISHED_SECRETS.TOKEN_SECRET }))
+      .toThrow(/^Invalid environment variable TOKEN_SECRET: is a value published in this repository/);
   });
 
   it('reads DB_NAMED_STATEMENTS as true or false only, naming the variable otherwise', () => {
@@ -60,14 +75,6 @@ describe('loadConfig', () => {
 
     it('refuses the embedded database, naming DATABASE_URL', () => {
       expect(() => loadConfig({ ...ready, DATABASE_URL: undefined })).toThrow(/^Invalid environment variable DATABASE_URL: required when NODE_ENV=production/);
-    });
-
-    it('refuses the development session secret, naming SESSION_SECRET', () => {
-      expect(() => loadConfig({ ...ready, SESSION_SECRET: DEV_SESSION_SECRET })).toThrow(/^Invalid environment variable SESSION_SECRET: the development default/);
-    });
-
-    it('refuses the development token secret, naming TOKEN_SECRET', () => {
-      expect(() => loadConfig({ ...ready, TOKEN_SECRET: undefined })).toThrow(/^Invalid environment variable TOKEN_SECRET: the development default/);
     });
   });
 

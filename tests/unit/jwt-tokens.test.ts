@@ -1,11 +1,11 @@
 import { createSecretKey } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { createJwtKeys } from '../../src/auth/secrets';
+import { testJwtKeys } from '../helpers/test-secrets';
 import { signMemberSession, verifyMemberSession, authenticateMemberSession, MEMBER_SESSION_TTL_SECONDS } from '../../src/auth/member-session';
 import { signPlaygroundToken, verifyPlaygroundToken } from '../../src/auth/playground-token';
 import { AppError } from '../../src/errors/app-error';
 
-const keys = createJwtKeys();
+const keys = testJwtKeys;
 const who = { memberId: 'mem_a', orgId: 'org_a' };
 
 function b64url(value: object): string {

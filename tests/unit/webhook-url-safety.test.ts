@@ -1,9 +1,10 @@
 import { isPublicAddress, webhookHostProblem, webhookUrlPolicyFor, webhookUrlProblem } from '../../src/webhooks/url-safety';
+import { EMBEDDED_IPV4_FORMS } from '../helpers/ssrf-forms';
 
 describe('webhookUrlPolicyFor', () => {
-  it('is production only under NODE_ENV=production, development otherwise', () => {
-    expect([webhookUrlPolicyFor('production'), webhookUrlPolicyFor('development'), webhookUrlPolicyFor('test'), webhookUrlPolicyFor(undefined)])
-      .toEqual(['production', 'development', 'development', 'development']);
+  it('is production unless NODE_ENV is explicitly development or test', () => {
+    expect([webhookUrlPolicyFor('production'), webhookUrlPolicyFor(undefined), webhookUrlPolicyFor('staging'), webhookUrlPolicyFor('development'), webhookUrlPolicyFor('test')])
+      .toEqual(['production', 'production', 'production', 'development', 'development']);
   });
 });
 
@@ -61,6 +62,14 @@ describe('webhookUrlProblem', () => {
     expect(webhookUrlProblem('https://8.8.8.8/hook', 'production')).toBeUndefined();
     expect(webhookUrlProblem('https://[2001:4860:4860::8888]/hook', 'production')).toBeUndefined();
     expect(webhookUrlProblem('https://[::ffff:8.8.8.8]/hook', 'production')).toBeUndefined();
+  });
+});
+
+describe('IPv6 forms that embed an IPv4 address, or are not globally routable', () => {
+  it.each(EMBEDDED_IPV4_FORMS)('in production refuses %s %s, at save and at every delivery', (_form, host) => {
+    expect(webhookUrlProblem(`https://${host}/h`, 'production')).toBe('must not point at a private, loopback or link-local address');
+    // What a delivery's guarded DNS lookup judges each resolved address by.
+    expect(isPublicAddress(new URL(`https://${host}/h`).hostname.slice(1, -1))).toBe(false);
   });
 });
 
