@@ -5,6 +5,7 @@ import { toAppError } from '../errors/to-app-error';
 import { encodeError } from '../rpc/envelope';
 import type { Logger } from '../logger';
 import { sendJson } from './send-json';
+import { allowedMethodsOf, methodNotAllowed } from './method-not-allowed';
 
 export const RPC_PREFIX = '/api/v1/rpc';
 
@@ -31,16 +32,21 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     }
     if (res.headersSent) return;
     for (const [name, value] of Object.entries(error.headers ?? {})) res.setHeader(name, value);
-    if (req.path === RPC_PREFIX || req.path.startsWith(`${RPC_PREFIX}/`)) {
-      sendJson(res, status, JSON.stringify(encodeError(error, procedurePathOf(req.path))));
-      return;
-    }
-    const body: Record<string, unknown> = { code: error.code, message: error.message };
-    if (error.issues) body.issues = error.issues;
-    sendJson(res, status, JSON.stringify({ error: body }));
+    sendJson(res, status, errorText(error, req.path));
   };
 }
 
+/** The error's body for a request to `path`: the tRPC envelope under /api/v1/rpc, the REST body elsewhere. */
+export function errorText(error: AppError, path: string): string {
+  if (path === RPC_PREFIX || path.startsWith(`${RPC_PREFIX}/`)) return JSON.stringify(encodeError(error, procedurePathOf(path)));
+  const body: Record<string, unknown> = { code: error.code, message: error.message };
+  if (error.issues) body.issues = error.issues;
+  return JSON.stringify({ error: body });
+}
+
+/** No route took the request: 405 with `Allow` when the path is served with other methods, else 404. */
 export const notFound: RequestHandler = (req) => {
+  const allowed = allowedMethodsOf(req.app, req.path);
+  if (allowed.length > 0) throw methodNotAllowed(req.method, req.path, allowed);
   throw new AppError('NOT_FOUND', `No route for ${req.method} ${req.path}`);
 };

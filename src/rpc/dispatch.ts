@@ -61,7 +61,8 @@ export async function dispatch(
   if (!procedure) throw new AppError('NOT_FOUND', `No procedure named ${JSON.stringify(call.name)}`);
   if (call.method !== procedure.method) {
     const kind = procedure.method === 'GET' ? 'a read: use GET' : 'a write: use POST';
-    throw new AppError('METHOD_NOT_SUPPORTED', `${procedure.name} is ${kind}`);
+    // A procedure is served to its one method (HEAD on a query too is a 405), which Allow names.
+    throw new AppError('METHOD_NOT_SUPPORTED', `${procedure.name} is ${kind}`, { headers: { Allow: procedure.method } });
   }
   const rawInput = procedure.method === 'GET' ? readQueryInput(call.inputParam) : readBodyInput(call);
   if (!procedure.exposed) throw new AppError('FORBIDDEN', `${procedure.name} is not exposed to the API`);

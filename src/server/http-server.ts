@@ -1,5 +1,6 @@
 import { createServer, IncomingMessage, ServerResponse, type Server } from 'node:http';
 import type { Express } from 'express';
+import { clientErrorHandler } from './client-error';
 
 /**
  * Largest request line plus headers Node accepts. Its default (16 KiB) is answered by Node's
@@ -8,6 +9,38 @@ import type { Express } from 'express';
  * over that limit gets our 400 instead.
  */
 export const MAX_HEADER_SIZE = 64 * 1024;
+
+/**
+ * How long a client may take, in milliseconds; Node's defaults (60 s for the headers, 300 s for
+ * the request, checked every 30 s) let a slow client (slow loris) hold a connection for minutes.
+ * A refusal is a 408 in JSON (client-error.ts), then the connection is closed.
+ */
+export interface HttpServerTimeouts {
+  /** The request line and headers must arrive within this, from the request's first byte (or the connection's start). */
+  headersTimeout?: number;
+  /** The whole request, body included, must arrive within this; the handler's own time does not count. */
+  requestTimeout?: number;
+  /**
+   * An idle keep-alive connection is closed this long after its last answer. Behind a proxy that
+   * reuses connections, make it longer than the proxy's idle timeout, or the proxy may send on a
+   * connection this side is closing (a 502).
+   */
+  keepAliveTimeout?: number;
+  /** How often the two request timeouts are checked: a slow client is cut off up to this much late. */
+  connectionsCheckingInterval?: number;
+}
+
+/**
+ * The two request timeouts allow a 1 MB body at about 35 KB/s. There is no socket inactivity
+ * timeout (`server.timeout` stays 0): it would also cut a handler waiting on the database, which
+ * DB_STATEMENT_TIMEOUT_MS bounds instead.
+ */
+export const DEFAULT_TIMEOUTS: Required<HttpServerTimeouts> = {
+  headersTimeout: 10_000,
+  requestTimeout: 30_000,
+  keepAliveTimeout: 5_000,
+  connectionsCheckingInterval: 1_000,
+};
 
 /**
  * A constructor for `base`'s objects whose instances are born on `prototype` (which inherits from
@@ -36,11 +69,19 @@ function bornOn<T extends abstract new (...args: never[]) => object>(base: T, pr
  * collections free it. Node builds them on those prototypes here instead, so Express's call
  * changes nothing (BENCHMARKS.md, "Requests born on Express's prototypes").
  */
-export function createHttpServer(app: Express): Server {
+export function createHttpServer(app: Express, timeouts: HttpServerTimeouts = {}): Server {
+  const { headersTimeout, requestTimeout, keepAliveTimeout, connectionsCheckingInterval } = { ...DEFAULT_TIMEOUTS, ...timeouts };
   const AppRequest = bornOn<typeof IncomingMessage>(IncomingMessage, app.request);
   const AppResponse = bornOn<typeof ServerResponse>(ServerResponse, app.response);
-  return createServer({
+  const server = createServer({
     maxHeaderSize: MAX_HEADER_SIZE,
+    headersTimeout,
+    requestTimeout,
+    connectionsCheckingInterval,
     ...(AppRequest && AppResponse ? { IncomingMessage: AppRequest, ServerResponse: AppResponse } : {}),
   }, app);
+  server.keepAliveTimeout = keepAliveTimeout;
+  // What the parser refuses is answered in JSON rather than Node's bare status line.
+  server.on('clientError', clientErrorHandler(MAX_HEADER_SIZE));
+  return server;
 }

@@ -2,7 +2,8 @@ import { IncomingMessage, ServerResponse, type Server } from 'node:http';
 import request from 'supertest';
 import { createTestContext } from '../helpers/test-app';
 import { createWorkspace } from '../helpers/factories';
-import { createHttpServer } from '../../src/server/http-server';
+import { sendRaw } from '../helpers/raw-socket';
+import { createHttpServer, DEFAULT_TIMEOUTS } from '../../src/server/http-server';
 
 /**
  * The server index.ts listens with builds each request and response on the app's own prototypes,
@@ -61,5 +62,27 @@ describe('the service HTTP server', () => {
     const unauthenticated = await request(server).get('/api/v1/rpc/leads.getById').query({ input: JSON.stringify({ json: { id } }) });
     expect(unauthenticated.status).toBe(401);
     expect(unauthenticated.body.error.json.data.code).toBe('UNAUTHORIZED');
+  });
+
+  it("sets its own timeouts for slow clients rather than Node's 60 s and 300 s", () => {
+    expect({ headersTimeout: server.headersTimeout, requestTimeout: server.requestTimeout, keepAliveTimeout: server.keepAliveTimeout, timeout: server.timeout })
+      .toEqual({ headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5_000, timeout: 0 });
+    expect(DEFAULT_TIMEOUTS.connectionsCheckingInterval).toBe(1_000);
+  });
+
+  it('takes smaller timeouts from its caller (tests)', async () => {
+    const small = createHttpServer(ctx.app, { headersTimeout: 500, requestTimeout: 1000, keepAliveTimeout: 200, connectionsCheckingInterval: 50 });
+    try {
+      expect({ headersTimeout: small.headersTimeout, requestTimeout: small.requestTimeout, keepAliveTimeout: small.keepAliveTimeout })
+        .toEqual({ headersTimeout: 500, requestTimeout: 1000, keepAliveTimeout: 200 });
+    } finally {
+      small.close();
+    }
+  });
+
+  it('answers what the HTTP parser refuses in JSON, not with a bare status line', async () => {
+    const res = await sendRaw(server, 'GET /api/v1/leads HTTP/1.1\r\nHost: test\r\nNot a header\r\n\r\n');
+    expect({ status: res.status, connection: res.headers.connection, body: JSON.parse(res.body || 'null') })
+      .toEqual({ status: 400, connection: 'close', body: { error: { code: 'BAD_REQUEST', message: 'Malformed HTTP request: Invalid header token' } } });
   });
 });

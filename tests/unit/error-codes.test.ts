@@ -1,7 +1,7 @@
 import { TRPCError } from '@trpc/server';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
-import { ERROR_CODES, httpStatusOf, jsonRpcCodeOf, type ErrorCode } from '../../src/errors/error-codes';
+import { ERROR_CODES, httpStatusOf, isTrpcCode, jsonRpcCodeOf, type ErrorCode } from '../../src/errors/error-codes';
 import { toAppError } from '../../src/errors/to-app-error';
 import { AppError } from '../../src/errors/app-error';
 
@@ -12,11 +12,13 @@ const EXPECTED: [ErrorCode, number, number][] = [
   ['FORBIDDEN', -32003, 403],
   ['NOT_FOUND', -32004, 404],
   ['METHOD_NOT_SUPPORTED', -32005, 405],
+  ['TIMEOUT', -32008, 408],
   ['CONFLICT', -32009, 409],
   ['PAYLOAD_TOO_LARGE', -32013, 413],
   ['UNSUPPORTED_MEDIA_TYPE', -32015, 415],
   ['UNPROCESSABLE_CONTENT', -32022, 422],
   ['TOO_MANY_REQUESTS', -32029, 429],
+  ['REQUEST_HEADER_FIELDS_TOO_LARGE', -32031, 431],
   ['INTERNAL_SERVER_ERROR', -32603, 500],
 ];
 
@@ -26,9 +28,24 @@ describe('error codes', () => {
     expect(httpStatusOf(code)).toBe(status);
   });
 
-  it.each(Object.keys(ERROR_CODES) as ErrorCode[])('%s has the number and status @trpc/server v11 gives it', (code) => {
-    expect(jsonRpcCodeOf(code)).toBe(TRPC_ERROR_CODES_BY_KEY[code]);
-    expect(httpStatusOf(code)).toBe(getHTTPStatusCodeFromError(new TRPCError({ code })));
+  const codes = Object.keys(ERROR_CODES) as ErrorCode[];
+  const trpcCodes = codes.filter(isTrpcCode);
+  const beyondTrpc = codes.filter((code) => !isTrpcCode(code));
+
+  it.each(trpcCodes)('%s has the number and status @trpc/server v11 gives it', (code) => {
+    const trpcCode = code as keyof typeof TRPC_ERROR_CODES_BY_KEY;
+    expect(jsonRpcCodeOf(code)).toBe(TRPC_ERROR_CODES_BY_KEY[trpcCode]);
+    expect(httpStatusOf(code)).toBe(getHTTPStatusCodeFromError(new TRPCError({ code: trpcCode })));
+  });
+
+  it('marks as beyond tRPC exactly the codes @trpc/server v11 lacks (the HTTP parser\'s 431)', () => {
+    expect(beyondTrpc).toEqual(['REQUEST_HEADER_FIELDS_TOO_LARGE']);
+    for (const code of beyondTrpc) expect(Object.keys(TRPC_ERROR_CODES_BY_KEY)).not.toContain(code);
+  });
+
+  it.each(beyondTrpc)('%s is numbered by tRPC\'s rule (-32000 less the status\'s last two digits) and clashes with no tRPC number', (code) => {
+    expect(jsonRpcCodeOf(code)).toBe(-32000 - (httpStatusOf(code) % 100));
+    expect(Object.values(TRPC_ERROR_CODES_BY_KEY)).not.toContain(jsonRpcCodeOf(code));
   });
 });
 
