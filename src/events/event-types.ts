@@ -1,3 +1,5 @@
+import { embedIfReadable } from '../auth/readable-embeds';
+
 /**
  * Every event type, by family. A family's events carry objects of one resource, so seeing them
  * needs that resource's read scope: a key that cannot read invoices does not hear of them either.
@@ -49,6 +51,26 @@ export function firstUnreadableType(scopes: ReadonlySet<string>, types: readonly
     if (isEventType(type) && !scopes.has(scopeOfEventType(type))) return { type, scope: scopeOfEventType(type) };
   }
   return undefined;
+}
+
+/**
+ * Fields of an event's data that carry another resource whole, with that resource's read scope
+ * (the object of an event is its family's own resource, which the family's scope covers).
+ */
+export const EMBEDDED_IN_EVENTS: Partial<Record<EventType, Readonly<Record<string, string>>>> = {
+  'lead.converted': { client: 'clients.read' },
+};
+
+/** An event's data as a reader with these scopes may see it: embedded resources it cannot read become references by id. */
+export function eventDataReadableWith(type: string, data: Record<string, unknown>, scopes: ReadonlySet<string>): Record<string, unknown> {
+  const embedded = isEventType(type) ? EMBEDDED_IN_EVENTS[type] : undefined;
+  if (!embedded) return data;
+  const readable = { ...data };
+  for (const [field, readScope] of Object.entries(embedded)) {
+    const object = readable[field] as { id: string } | null | undefined;
+    if (object) readable[field] = embedIfReadable(scopes, readScope, object);
+  }
+  return readable;
 }
 
 /** The read scopes that open some event family: what a webhook endpoint keeps of its creator's. */

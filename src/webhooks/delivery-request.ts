@@ -1,5 +1,6 @@
 import type { ClaimedDelivery } from '../db/queries/webhook-deliveries.queries';
 import { signPayload } from './signature';
+import { eventDataReadableWith } from '../events/event-types';
 
 export const WEBHOOK_USER_AGENT = 'WorkspaceAPI-Webhooks/1';
 
@@ -7,7 +8,7 @@ export const WEBHOOK_USER_AGENT = 'WorkspaceAPI-Webhooks/1';
  * The body and headers of one attempt. The body is the event as the events API answers it, in plain
  * JSON (`createdAt` ISO 8601); it is serialised once, and that exact text is what is signed.
  */
-export function deliveryRequest(claim: Pick<ClaimedDelivery, 'orgId' | 'event' | 'secrets'>, now: Date = new Date()): { body: string; headers: Record<string, string> } {
+export function deliveryRequest(claim: Pick<ClaimedDelivery, 'orgId' | 'event' | 'secrets' | 'readScopes' | 'ownerKey'>, now: Date = new Date()): { body: string; headers: Record<string, string> } {
   const { event } = claim;
   const body = JSON.stringify({
     id: event.id,
@@ -15,7 +16,7 @@ export function deliveryRequest(claim: Pick<ClaimedDelivery, 'orgId' | 'event' |
     createdAt: event.createdAt.toISOString(),
     orgId: claim.orgId,
     actor: { kind: event.actorKind, id: event.actorId },
-    data: event.data,
+    data: eventDataReadableWith(event.type, event.data, payloadScopes(claim)),
   });
   return {
     body,
@@ -27,4 +28,10 @@ export function deliveryRequest(claim: Pick<ClaimedDelivery, 'orgId' | 'event' |
       'Workspace-Signature': signPayload(claim.secrets, body, Math.floor(now.getTime() / 1000)),
     },
   };
+}
+
+/** What the endpoint may read: the read scopes it keeps, and of those, what its owner key still holds. */
+function payloadScopes(claim: Pick<ClaimedDelivery, 'readScopes' | 'ownerKey'>): ReadonlySet<string> {
+  const held = claim.ownerKey ? new Set(claim.ownerKey.scopes) : undefined;
+  return new Set(claim.readScopes.filter((scope) => !held || held.has(scope)));
 }

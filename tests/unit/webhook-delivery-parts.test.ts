@@ -49,6 +49,8 @@ describe('deliveryRequest', () => {
     const claim = {
       orgId: 'org_1',
       secrets: ['whsec_a'],
+      readScopes: ['leads.read'],
+      ownerKey: null,
       event: { id: 'evt_1', type: 'lead.updated', createdAt, actorKind: 'apiKey', actorId: 'key_1', data: { object: { id: 'lead_1' } } },
     };
     const { body, headers } = deliveryRequest(claim, now);
@@ -62,6 +64,25 @@ describe('deliveryRequest', () => {
       'Workspace-Event-Type': 'lead.updated',
       'Workspace-Signature': signPayload('whsec_a', body, 1_796_205_605),
     });
+  });
+});
+
+describe('deliveryRequest of an event embedding another resource', () => {
+  const client = { id: 'cli_1', name: 'Navy Ltd', email: 'billing@navy.example', notes: 'private' };
+  const claim = (readScopes: string[], ownerKey: { revoked: boolean; expired: boolean; scopes: string[] } | null) => ({
+    orgId: 'org_1', secrets: ['whsec_a'], readScopes, ownerKey,
+    event: { id: 'evt_1', type: 'lead.converted', createdAt: new Date(), actorKind: 'apiKey', actorId: 'key_1', data: { object: { id: 'lead_1' }, client } },
+  });
+  const dataOf = (c: ReturnType<typeof claim>) => JSON.parse(deliveryRequest(c).body).data;
+
+  it('carries the client whole only when the endpoint keeps clients.read and its owner key still holds it', () => {
+    expect(dataOf(claim(['leads.read', 'clients.read'], null)).client).toEqual(client);
+    expect(dataOf(claim(['leads.read', 'clients.read'], { revoked: false, expired: false, scopes: ['leads.read', 'clients.read'] })).client).toEqual(client);
+  });
+
+  it('carries only the client id when the endpoint lacks clients.read, or its owner key no longer holds it', () => {
+    expect(dataOf(claim(['leads.read'], null))).toEqual({ object: { id: 'lead_1' }, client: { id: 'cli_1' } });
+    expect(dataOf(claim(['leads.read', 'clients.read'], { revoked: false, expired: false, scopes: ['leads.read'] })).client).toEqual({ id: 'cli_1' });
   });
 });
 

@@ -3,7 +3,7 @@ import { defineProcedure } from '../../rpc/define-procedure';
 import * as eventsQueries from '../../db/queries/events.queries';
 import { toPage } from '../../db/pagination';
 import { AppError } from '../../errors/app-error';
-import { EVENT_TYPES, eventTypesReadableWith, firstUnreadableType, type EventType } from '../../events/event-types';
+import { EVENT_TYPES, eventDataReadableWith, eventTypesReadableWith, firstUnreadableType, type EventType } from '../../events/event-types';
 import { dateTimeField, idField } from '../shared/fields';
 import { DEFAULT_PAGE_SIZE, pageNumber, pageSizeNumber } from '../shared/pagination.schema';
 
@@ -45,7 +45,7 @@ export const eventsGetAll = defineProcedure({
     if (input.after === undefined) {
       const page = { page: input.page ?? 1, pageSize: input.pageSize };
       const { events, total } = await eventsQueries.list(ctx.db, ctx.orgId, filters, page);
-      return toPage(events, total, page);
+      return toPage(events.map((event) => readableBy(ctx.scopes, event)), total, page);
     }
     const position = input.after === null ? eventsQueries.BEFORE_ALL_EVENTS : await eventsQueries.positionOf(ctx.db, ctx.orgId, input.after);
     if (!position) {
@@ -53,11 +53,15 @@ export const eventsGetAll = defineProcedure({
     }
     const { events, more } = await eventsQueries.listAfter(ctx.db, ctx.orgId, position, filters, input.pageSize);
     return {
-      data: events,
+      data: events.map((event) => readableBy(ctx.scopes, event)),
       pagination: { page: null, pageSize: input.pageSize, hasNextPage: more, nextAfter: events.at(-1)?.id ?? input.after },
     };
   },
 });
+
+function readableBy(scopes: ReadonlySet<string>, event: eventsQueries.WorkspaceEvent): eventsQueries.WorkspaceEvent {
+  return { ...event, data: eventDataReadableWith(event.type, event.data, scopes) };
+}
 
 /** The types asked for, all of which the key must be able to read; or every type it can read. */
 function visibleTypes(scopes: ReadonlySet<string>, input: { type?: EventType; types?: EventType[] }): EventType[] {

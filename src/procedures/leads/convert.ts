@@ -8,6 +8,7 @@ import { idField } from '../shared/fields';
 import { notInWorkspace } from '../shared/references';
 import { recordEvents } from '../../events/record-events';
 import { leadChangeEvents } from './lead-events';
+import { embedIfReadable } from '../../auth/readable-embeds';
 
 export const leadsConvertInput = z.strictObject({
   id: idField,
@@ -20,7 +21,7 @@ export const leadsConvert = defineProcedure({
   method: 'POST',
   scope: 'leads.update',
   exposed: true,
-  description: 'Converts a lead: links the given client or creates one from its contact, and sets CONVERTED (final).',
+  description: 'Converts a lead: links the given client or creates one from its contact, and sets CONVERTED (final). The answer carries the client whole for a key with clients.read, else its id only.',
   input: leadsConvertInput,
   async handler({ ctx, input }) {
     return ctx.db.transaction(async (trx) => {
@@ -36,7 +37,8 @@ export const leadsConvert = defineProcedure({
         { type: 'lead.converted', object: converted, details: { client } },
         ...leadChangeEvents(current, converted),
       ]);
-      return { lead: converted, client };
+      // The client whole only for a key that may read clients; otherwise its id.
+      return { lead: converted, client: embedIfReadable(ctx.scopes, 'clients.read', client) };
     });
   },
 });
