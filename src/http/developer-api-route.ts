@@ -15,14 +15,32 @@ import type { MemberAccess } from '../db/queries/members.queries';
 import type { Db } from '../db/knex';
 import type { Registry } from '../rpc/registry';
 import type { JwtKeys } from '../auth/secrets';
+import { idField, requiredText } from '../procedures/shared/fields';
+import { scopeListField } from '../procedures/shared/scope-fields';
+import type { RouteInputs } from './route-inputs';
 import { buildProcedureCatalogue } from './developer-page/procedure-catalogue';
 import { developerPageRouter } from './developer-page/page-route';
 
-const createKeyBody = z.strictObject({
-  name: z.string().trim().min(1, 'give the key a name').max(100),
-  scopes: z.array(z.string()).min(1, 'choose at least one scope'),
-  expiresAt: z.iso.datetime({ offset: true }).nullable().optional(),
+export const createKeyBody = z.strictObject({
+  name: requiredText(100),
+  scopes: scopeListField('choose at least one scope'),
+  // The ISO pattern takes any number of fraction digits: bounded here, as dateTimeField is.
+  expiresAt: z.iso.datetime({ offset: true }).max(64).nullable().optional(),
 });
+
+/** Key ids are opaque; a longer one names nothing, and is refused before it is looked up or echoed. */
+export const revokeKeyParams = z.strictObject({ id: idField });
+
+export const developerRouteInputs: RouteInputs = {
+  'GET /developer': {},
+  'GET /developer/assets/developer.js': {},
+  'GET /developer/assets/developer.css': {},
+  'GET /developer/api/me': {},
+  'GET /developer/api/keys': {},
+  'POST /developer/api/keys': { body: createKeyBody },
+  'POST /developer/api/keys/:id/revoke': { params: revokeKeyParams },
+  'GET /developer/api/procedures': {},
+};
 
 /** The listing's fields, picked one by one so a secret or hash can never slip into an answer. */
 function keyView(key: ApiKeyListing) {
@@ -112,8 +130,10 @@ export function developerRouter(deps: Deps, bodyLimit: string): Router {
   });
 
   api.post('/keys/:id/revoke', requireKeyManager, async (req, res) => {
-    const revoked = await apiKeysQueries.revokeInOrg(db, sessionOf(res).orgId, String(req.params.id));
-    if (!revoked) throw new AppError('NOT_FOUND', `No key ${req.params.id} in this workspace`);
+    const params = revokeKeyParams.safeParse(req.params);
+    if (!params.success) throw fromZodError(params.error);
+    const revoked = await apiKeysQueries.revokeInOrg(db, sessionOf(res).orgId, params.data.id);
+    if (!revoked) throw new AppError('NOT_FOUND', `No key ${params.data.id} in this workspace`);
     res.json({ key: keyView(revoked) });
   });
 

@@ -7,17 +7,22 @@ import { authenticateMemberSession, type MemberSession } from '../auth/member-se
 import { signPlaygroundToken } from '../auth/playground-token';
 import { assertDeveloperAccess, type MemberAccessReader } from '../auth/developer-access';
 import { knownScopes } from '../procedures/scopes';
+import { scopeListField } from '../procedures/shared/scope-fields';
 import type { JwtKeys } from '../auth/secrets';
+import type { RouteInputs } from './route-inputs';
+import { createMintLimiter, type MintLimiter } from './playground-mint-limit';
 
-const tokenRequest = z.strictObject({ scopes: z.array(z.string()).min(1, 'ask for at least one scope').optional() });
+export const playgroundTokenRequest = z.strictObject({ scopes: scopeListField('ask for at least one scope').optional() });
 
 /** Every exposed read scope: the default, so a first try in the playground cannot change live data. */
 export function defaultPlaygroundScopes(): string[] {
   return [...knownScopes()].filter((s) => s.endsWith('.read')).sort();
 }
 
+export const playgroundRouteInputs: RouteInputs = { 'POST /api/v1/playground/token': { body: playgroundTokenRequest } };
+
 function chooseScopes(body: unknown): string[] {
-  const parsed = tokenRequest.safeParse(body ?? {});
+  const parsed = playgroundTokenRequest.safeParse(body ?? {});
   if (!parsed.success) throw fromZodError(parsed.error);
   if (!parsed.data.scopes) return defaultPlaygroundScopes();
   const known = knownScopes();
@@ -33,8 +38,9 @@ function chooseScopes(body: unknown): string[] {
  * `POST /api/v1/playground/token`: a member session gets a one-hour test token for its workspace.
  * Authentication runs before the body is read, so an anonymous caller learns nothing from a 400.
  */
-export function playgroundRouter(deps: { jwtKeys: JwtKeys; readAccess: MemberAccessReader }, bodyLimit: string): Router {
+export function playgroundRouter(deps: { jwtKeys: JwtKeys; readAccess: MemberAccessReader; mintLimiter?: MintLimiter }, bodyLimit: string): Router {
   const router = express.Router({ caseSensitive: true });
+  const mintLimiter = deps.mintLimiter ?? createMintLimiter();
 
   const requireDeveloper: RequestHandler = async (req, res, next) => {
     const session = authenticateMemberSession(deps.jwtKeys.session, req.headers.authorization);
@@ -42,6 +48,20 @@ export function playgroundRouter(deps: { jwtKeys: JwtKeys; readAccess: MemberAcc
     if (!access) throw unauthorized('The member session belongs to a member who no longer exists');
     assertDeveloperAccess(access);
     res.locals.session = session;
+    next();
+  };
+
+  // Counted before the body is read, refused ones too: each try costs a JSON parse and a signature.
+  const limitMints: RequestHandler = (_req, res, next) => {
+    const session = res.locals.session as MemberSession;
+    const verdict = mintLimiter.take(`${session.orgId}\u0000${session.memberId}`);
+    res.setHeader('RateLimit-Policy', `"playground-token";q=${mintLimiter.limit};w=${mintLimiter.windowSeconds}`);
+    res.setHeader('RateLimit', `"playground-token";r=${verdict.remaining};t=${verdict.resetSeconds}`);
+    if (!verdict.allowed) {
+      throw new AppError('TOO_MANY_REQUESTS', `Too many playground tokens for this member: at most ${mintLimiter.limit} in ${mintLimiter.windowSeconds} s; retry in ${verdict.resetSeconds} s`, {
+        headers: { 'Retry-After': String(verdict.resetSeconds) },
+      });
+    }
     next();
   };
 
@@ -53,7 +73,7 @@ export function playgroundRouter(deps: { jwtKeys: JwtKeys; readAccess: MemberAcc
     next();
   };
 
-  router.post('/api/v1/playground/token', requireDeveloper, requireJsonIfBody, express.json({ limit: bodyLimit }), (req, res) => {
+  router.post('/api/v1/playground/token', requireDeveloper, limitMints, requireJsonIfBody, express.json({ limit: bodyLimit }), (req, res) => {
     const session = res.locals.session as MemberSession;
     const scopes = chooseScopes(req.body);
     const issued = signPlaygroundToken(deps.jwtKeys.token, { memberId: session.memberId, orgId: session.orgId, scopes });

@@ -1,5 +1,5 @@
 import superjson from 'superjson';
-import { AppError } from '../errors/app-error';
+import { AppError, capText } from '../errors/app-error';
 import { jsonRpcCodeOf, httpStatusOf } from '../errors/error-codes';
 import { assertJsonDepth } from './input-limits';
 import { metaFitsJson } from './superjson-meta';
@@ -55,7 +55,8 @@ export function encodeResult(output: unknown): { result: { data: unknown } } {
 /** The tRPC error shape: the numeric JSON-RPC code is what the official client needs to read it. */
 export function encodeError(error: AppError, path: string | undefined): { error: unknown } {
   const data: Record<string, unknown> = { code: error.code, httpStatus: httpStatusOf(error.code) };
-  if (path !== undefined) data.path = path;
+  // The procedure name as called: an unknown one is the caller's text, so it is cut like any echo.
+  if (path !== undefined) data.path = capText(path);
   if (error.issues) data.issues = error.issues;
   return { error: superjson.serialize({ message: error.message, code: jsonRpcCodeOf(error.code), data }) };
 }

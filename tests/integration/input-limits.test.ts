@@ -191,3 +191,46 @@ describe('every string and array of every exposed procedure has a maximum, refus
     expect(error.data.issues).toEqual(expect.arrayContaining([{ path, message }]));
   });
 });
+
+describe('a refusal echoes a bounded part of the input (finding 5)', () => {
+  const SMALL = 8 * 1024;
+
+  it('answers 10,000 unknown fields with the first 20 issues and how many more, under 8 KB', async () => {
+    const input = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`field${i}`, i]));
+    const res = await post('leads.create', JSON.stringify({ json: { name: 'Ana', phone: '+442079460018', ...input } }));
+
+    const error = expectRpcError(res, 'BAD_REQUEST', 'leads.create');
+    expect(res.text.length).toBeLessThan(SMALL);
+    expect(error.data.issues).toHaveLength(21);
+    expect(error.data.issues?.[0]).toEqual({ path: ['field0'], message: 'unknown field' });
+    expect(error.data.issues?.[20]).toEqual({ path: [], message: 'and 9980 more issues' });
+    expect(error.message).toMatch(/\(and 9997 more\)$/);
+  });
+
+  it('answers 100 invoice lines each missing its three fields (300 issues) with the first 20 and how many more, under 8 KB', async () => {
+    const res = await post('invoices.create', JSON.stringify({ json: { clientId: 'cli_x', currency: 'GBP', dueDate: '2030-01-31', items: Array.from({ length: 100 }, () => ({})) } }));
+
+    const error = expectRpcError(res, 'BAD_REQUEST', 'invoices.create');
+    expect(res.text.length).toBeLessThan(SMALL);
+    expect(error.data.issues?.[0]?.path).toEqual(['items', 0, 'description']);
+    expect(error.data.issues?.[20]).toEqual({ path: [], message: 'and 280 more issues' });
+  });
+
+  it('cuts a 500,000-character unknown field name short in the path and the message', async () => {
+    const res = await post('leads.create', JSON.stringify({ json: { name: 'Ana', phone: '+442079460018', ['k'.repeat(500_000)]: 1 } }));
+
+    const error = expectRpcError(res, 'BAD_REQUEST', 'leads.create');
+    expect(res.text.length).toBeLessThan(SMALL);
+    expect(error.data.issues).toEqual([{ path: [expect.stringMatching(/^k+… \(500000 characters\)$/)], message: 'unknown field' }]);
+  });
+  it('cuts a 50,000-character unknown procedure name or path short in the message and the envelope\'s path', async () => {
+    const name = `leads.${'x'.repeat(50_000)}`;
+    const rpc = await request(server).get(`/api/v1/rpc/${name}`).set('Authorization', `Bearer ${ws.key}`);
+    expect(rpc.status).toBe(404);
+    expect(rpc.text.length).toBeLessThan(SMALL);
+    expect(rpc.body.error.json.data.path).toMatch(/^leads\.x+… \(50006 characters\)$/);
+    const rest = await request(server).get(`/api/v1/${'y'.repeat(50_000)}`).set('Authorization', `Bearer ${ws.key}`);
+    expect(rest.status).toBe(404);
+    expect(rest.text.length).toBeLessThan(SMALL);
+  });
+});

@@ -5,6 +5,8 @@ import { createKey, createMember, createOrg } from '../helpers/factories';
 import { testJwtKeys } from '../helpers/test-secrets';
 import { signMemberSession } from '../../src/auth/member-session';
 import { knownScopes } from '../../src/procedures/scopes';
+import { MAX_SCOPES } from '../../src/procedures/shared/scope-fields';
+import { PLAYGROUND_MINTS_PER_MINUTE } from '../../src/http/playground-mint-limit';
 
 const ctx = createTestContext();
 afterAll(() => ctx.close());
@@ -56,6 +58,7 @@ describe('POST /api/v1/playground/token: issuing', () => {
     ['an app-only scope', { scopes: ['apiKeys.read'] }, ['scopes', 0]],
     ['an empty scope list', { scopes: [] }, ['scopes']],
     ['an unknown field', { scope: ['leads.read'] }, ['scope']],
+    [`${MAX_SCOPES + 1} scopes (one over MAX_SCOPES)`, { scopes: Array.from({ length: MAX_SCOPES + 1 }, () => 'leads.read') }, ['scopes']],
   ])('answers 400 with the REST error body for %s', async (_label, body, path) => {
     const dev = await developer();
     const res = await issue(`Bearer ${dev.session}`, body);
@@ -127,5 +130,52 @@ describe('POST /api/v1/playground/token: 401 UNAUTHORIZED', () => {
   it('checks the session before reading the body: an anonymous malformed body is a 401, not a 400', async () => {
     const res = await issue(undefined).set('Content-Type', 'application/json').send('{oops');
     expect(res.status).toBe(401);
+  });
+});
+
+describe('POST /api/v1/playground/token: 429 TOO_MANY_REQUESTS (finding 5)', () => {
+  async function mintUpToTheLimit(session: string, body?: unknown) {
+    for (let i = 0; i < PLAYGROUND_MINTS_PER_MINUTE; i++) await issue(`Bearer ${session}`, body);
+  }
+
+  it(`answers the member's token ${PLAYGROUND_MINTS_PER_MINUTE + 1} within a minute with 429, Retry-After and the REST error body`, async () => {
+    const dev = await developer();
+    for (let i = 0; i < PLAYGROUND_MINTS_PER_MINUTE; i++) {
+      const res = await issue(`Bearer ${dev.session}`);
+      expect(res.status).toBe(200);
+      expect(res.headers['ratelimit-policy']).toBe(`"playground-token";q=${PLAYGROUND_MINTS_PER_MINUTE};w=60`);
+    }
+    const refused = await issue(`Bearer ${dev.session}`);
+
+    expect(refused.status).toBe(429);
+    const retryAfter = Number(refused.headers['retry-after']);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(refused.body).toEqual({ error: { code: 'TOO_MANY_REQUESTS', message: expect.stringMatching(/playground tokens.*retry in \d+ s/) } });
+    expect(refused.headers['ratelimit']).toMatch(/^"playground-token";r=0;t=\d+$/);
+  });
+
+  it('keeps counting each member apart: another member of the same workspace still gets a token', async () => {
+    const dev = await developer();
+    await mintUpToTheLimit(dev.session);
+    const colleague = await createMember(ctx.db, dev.org.id, ['DEVELOPER']);
+    const session = signMemberSession(keys.session, { memberId: colleague.id, orgId: dev.org.id }).token;
+
+    expect((await issue(`Bearer ${dev.session}`)).status).toBe(429);
+    expect((await issue(`Bearer ${session}`)).status).toBe(200);
+  });
+
+  it('counts refused bodies too and answers 429 before reading the body', async () => {
+    const dev = await developer();
+    await mintUpToTheLimit(dev.session, { scopes: ['leads.creat'] });
+    const res = await issue(`Bearer ${dev.session}`).set('Content-Type', 'application/json').send('{"scopes": [');
+
+    expect(res.status).toBe(429);
+  });
+
+  it('does not count a caller who is not a developer (403 first)', async () => {
+    const dev = await developer({ permissions: [] });
+    await mintUpToTheLimit(dev.session);
+    expect((await issue(`Bearer ${dev.session}`)).status).toBe(403);
   });
 });

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
 import { issueApiKey } from '../../auth/api-keys';
 import { invalidInput } from '../../errors/app-error';
-import { dateTimeField, requiredText, text } from '../shared/fields';
+import { dateTimeField, requiredText } from '../shared/fields';
+import { scopeListField } from '../shared/scope-fields';
 import { knownScopes } from '../scopes';
 import { toKeyListing } from './key-listing';
 
@@ -14,7 +15,7 @@ export const apiKeysCreate = defineProcedure({
   description: 'Issues an API key with the given scopes; its secret is answered once, here (app only).',
   input: z.strictObject({
     name: requiredText(200),
-    scopes: z.array(text(100)).min(1).max(200),
+    scopes: scopeListField(),
     expiresAt: dateTimeField.nullable().optional(),
   }),
   async handler({ ctx, input }) {

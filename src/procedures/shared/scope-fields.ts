@@ -1,0 +1,21 @@
+import { z } from 'zod';
+import { text } from './fields';
+
+/**
+ * Most scopes one key or token may be asked for: every scope there is (knownScopes(), 26 today)
+ * with room for a few more; a duplicate counts, and is dropped when the key or token is made.
+ * tests/unit/input-bounds.test.ts fails once there are more scopes than this.
+ */
+export const MAX_SCOPES = 40;
+
+/** Longest scope name taken (the longest today is 15 characters). */
+export const MAX_SCOPE_LENGTH = 64;
+
+/**
+ * A list of scope names as a caller sends it. Whether each names a known scope is checked by the
+ * caller of the schema, which reads knownScopes() (not at load: this module is loaded by the list
+ * of procedures that knownScopes() reads, so it imports nothing from it).
+ */
+export function scopeListField(emptyMessage?: string) {
+  return z.array(text(MAX_SCOPE_LENGTH)).min(1, emptyMessage).max(MAX_SCOPES);
+}
