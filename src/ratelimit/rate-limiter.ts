@@ -58,7 +58,15 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
       return {
         async beginAuthentication() {
           if (failedAuthLimit === 0) return UNCOUNTED;
-          const attempt = await failOpen.run(() => store.take(addressKey, failedAuthLimit, windowMs));
+          const started = Date.now();
+          let attempt = await failOpen.run(() => store.take(addressKey, failedAuthLimit, windowMs));
+          // Attempts still in flight hold the rest of the budget but settle within moments (a
+          // valid key gives its unit back): wait for them, so a burst of valid calls from one
+          // address is served, and only a budget spent by failures is refused outright.
+          for (let pause = 5; attempt && !attempt.taken && attempt.window.failed < failedAuthLimit && Date.now() - started < IN_FLIGHT_WAIT_MS; pause = Math.min(pause * 2, 100)) {
+            await sleep(pause);
+            attempt = await failOpen.run(() => store.take(addressKey, failedAuthLimit, windowMs));
+          }
           if (!attempt) return UNCOUNTED;
           if (!attempt.taken) {
             const { failed, pending, resetMs } = attempt.window;
@@ -67,8 +75,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
               setFields(rateLimitFields(authPolicy, window));
               throw tooManyRequests(`Too many failed authentications from this address: retry in ${retryAfterSeconds(window)} s`, window);
             }
-            // Attempts still in flight hold the rest of the budget: they settle within moments,
-            // so the client is told to retry in a second, not when the window ends.
+            // Still held after the wait: the client is told to retry in a second, not when the window ends.
             const window = { count: failed + pending, resetMs: Math.min(resetMs, 1000) };
             setFields(rateLimitFields(authPolicy, window));
             throw tooManyRequests('Too many authentications in flight from this address: retry in 1 s', window);
@@ -98,6 +105,11 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     close: () => store.close(),
   };
 }
+
+/** How long an attempt waits for the address's attempts in flight to settle before a 429. */
+const IN_FLIGHT_WAIT_MS = 2000;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const UNCOUNTED: AuthenticationAttempt = { failed: async () => undefined, giveBack: async () => undefined };
 
