@@ -1,4 +1,5 @@
-import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
+import { getExampleNumber, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
+import examples from 'libphonenumber-js/examples.mobile.json';
 
 /**
  * A phone number in E.164, or null when it cannot be read as a valid number.
@@ -8,6 +9,30 @@ export function toE164(raw: string, defaultRegion: string): string | null {
   const parsed = parsePhoneNumberFromString(raw.trim(), defaultRegion as CountryCode);
   if (!parsed || !parsed.isValid()) return null;
   return parsed.number;
+}
+
+export interface PhoneExample {
+  e164: string;
+  /** How the same number is written at home: what a caller in the region types. */
+  national: string;
+}
+
+const examplesByRegion = new Map<string, PhoneExample | null>();
+
+/** A valid number of the region in both forms (a mobile one, from libphonenumber's examples), for messages; null for a region it has none for. */
+export function phoneExample(region: string): PhoneExample | null {
+  let example = examplesByRegion.get(region);
+  if (example === undefined) {
+    example = null;
+    try {
+      const number = getExampleNumber(region as CountryCode, examples);
+      if (number) example = { e164: number.number, national: number.formatNational() };
+    } catch {
+      // A region libphonenumber does not know: the message goes without a national example.
+    }
+    examplesByRegion.set(region, example);
+  }
+  return example;
 }
 
 /** Keeps the first occurrence of each value, in order (so the primary stays first). */

@@ -1,9 +1,9 @@
-import { z } from 'zod';
 import { AppError } from '../errors/app-error';
-import { fromZodError } from '../errors/zod-issues';
 import { assertMaximumTier, assertScope, type Principal } from '../auth/principal';
 import { decodeEnvelope } from './envelope';
 import { assertGetInputSize } from './input-limits';
+import { parseWithContext } from './parse-context';
+import { assertFieldChecks, checkedFieldsOf, inputProblems, runFieldChecks } from './field-checks';
 import type { Db } from '../db/knex';
 import type { AnyProcedure, Registry } from './registry';
 import { readIdempotencyKey } from '../idempotency/idempotency-key';
@@ -45,8 +45,9 @@ export interface DispatchDeps {
  * Runs one action call through every check, in the documented order:
  * client address past its failed-authentication budget (429) -> authenticate (401) -> the key's
  * rate limit (429) -> tier -> batch refused -> look up -> method -> content type and envelope ->
- * exposed -> scope -> input -> idempotency key -> handler. The caller wraps the output in the
- * envelope, or writes `answer` as it is when the call carried an Idempotency-Key.
+ * exposed -> scope -> input (its schema, and the checks of its fields that need the database,
+ * answered together) -> idempotency key -> handler. The caller wraps the output in the envelope,
+ * or writes `answer` as it is when the call carried an Idempotency-Key.
  */
 export async function dispatch(
   deps: DispatchDeps,
@@ -67,37 +68,36 @@ export async function dispatch(
   const rawInput = procedure.method === 'GET' ? readQueryInput(call.inputParam) : readBodyInput(call);
   if (!procedure.exposed) throw new AppError('FORBIDDEN', `${procedure.name} is not exposed to the API`);
   assertScope(principal, procedure.scope);
-  let parsed = parseInput(procedure, rawInput);
+  let parsed = parseWithContext(procedure.input, rawInput, { phoneRegion: principal.org.phoneRegion, webhookUrlPolicy: deps.webhookUrlPolicy });
   if (parsed instanceof Promise) parsed = await parsed;
-  if (!parsed.success) throw fromZodError(parsed.error);
+  const checks = { db: deps.db, orgId: principal.orgId, webhookUrlPolicy: deps.webhookUrlPolicy };
+  if (!parsed.success) {
+    // Every problem in one answer: the fields that passed the schema are still checked (their ids looked up).
+    throw inputProblems(parsed.error, await runFieldChecks(procedure.input, rawInput, checks, parsed.error));
+  }
+  const input = parsed.data;
   const ctx = {
     db: deps.db, orgId: principal.orgId, org: principal.org, actor: { kind: principal.kind, id: principal.id },
     scopes: principal.scopes, webhookUrlPolicy: deps.webhookUrlPolicy,
+  };
+  // The field checks run on the db the handler gets: in the idempotent transaction, a 404 is the
+  // call's stored answer as the handler's own would be, and a replay never checks again.
+  const hasChecks = checkedFieldsOf(procedure.input).length > 0;
+  const run = async (db: Db) => {
+    if (hasChecks) await assertFieldChecks(procedure.input, input, { ...checks, db });
+    return procedure.handler({ ctx: { ...ctx, db }, input });
   };
   const idempotencyKey = procedure.method === 'POST' ? readIdempotencyKey(call.idempotencyKey) : undefined;
   if (idempotencyKey !== undefined) {
     const answer = await runIdempotently(
       deps.db,
       { orgId: principal.orgId, principalId: principal.id, key: idempotencyKey, procedure: procedure.name, body: call.body ?? Buffer.alloc(0) },
-      (db) => procedure.handler({ ctx: { ...ctx, db }, input: parsed.data }),
+      run,
     );
     return { principal, procedure, output: undefined, answer };
   }
-  const output = await procedure.handler({ ctx, input: parsed.data });
+  const output = await run(deps.db);
   return { principal, procedure, output };
-}
-
-/**
- * Parses synchronously: zod's async parse costs promises at every node of the schema, on every
- * call. A schema with an async refinement (none today) makes zod throw, and is parsed async.
- */
-function parseInput(procedure: AnyProcedure, rawInput: unknown) {
-  try {
-    return procedure.input.safeParse(rawInput);
-  } catch (err) {
-    if (err instanceof z.core.$ZodAsyncError) return procedure.input.safeParseAsync(rawInput);
-    throw err;
-  }
 }
 
 function readQueryInput(param: unknown): unknown {

@@ -1,4 +1,5 @@
 import type { Procedure } from './define-procedure';
+import { checkedFieldsOf } from './field-checks';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyProcedure = Procedure<any, any>;
@@ -9,8 +10,9 @@ const SCOPE = /^[a-z][A-Za-z]*\.(read|create|update|delete)$/;
 
 /**
  * Builds the lookup table of procedures, refusing at start-up (not at request time) a duplicate
- * name, a missing scope or exposed flag, or a read that is not a GET: a hole in the table would
- * otherwise be a hole in access control.
+ * name, a missing scope or exposed flag, a read that is not a GET, or a checked field (an id that
+ * must exist) where its check would not run: a hole in the table would otherwise be a hole in
+ * access control.
  */
 export function createRegistry(procedures: readonly AnyProcedure[]): Registry {
   const registry = new Map<string, AnyProcedure>();
@@ -24,6 +26,11 @@ export function createRegistry(procedures: readonly AnyProcedure[]): Registry {
     if (typeof procedure.exposed !== 'boolean') throw new Error(`${where}: exposed must be stated (true or false)`);
     if (!procedure.input || typeof procedure.input.safeParse !== 'function') throw new Error(`${where}: needs a zod input schema`);
     if (typeof procedure.handler !== 'function') throw new Error(`${where}: needs a handler`);
+    try {
+      checkedFieldsOf(procedure.input);
+    } catch (err) {
+      throw new Error(`${where}: ${(err as Error).message}`);
+    }
     if (procedure.deprecated) assertValidDeprecation(where, procedure.deprecated);
     registry.set(procedure.name, procedure);
   }

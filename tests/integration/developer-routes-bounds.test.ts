@@ -70,7 +70,7 @@ describe('every array of every developer and playground route', () => {
 
     expect(res.status).toBe(400);
     expect(res.text.length).toBeLessThan(SMALL);
-    expect(res.body.error.issues).toEqual(expect.arrayContaining([{ path: [field], message: expect.stringContaining(`<=${max} items`) }]));
+    expect(res.body.error.issues).toEqual(expect.arrayContaining([{ path: [field], message: expect.stringContaining(`expected a list of 1 to ${max} scope names, got ${HUGE}`) }]));
     expect(ms).toBeLessThan(1000);
     expect(await ctx.db(TABLES.apiKeys).where({ org_id: dev.org.id })).toHaveLength(0);
   });
@@ -127,7 +127,7 @@ describe('a refusal echoes a bounded part of the input', () => {
 
     expect(res.status).toBe(400);
     expect(res.text.length).toBeLessThan(SMALL);
-    expect(res.body.error.issues).toEqual([{ path: ['scopes', 0], message: expect.stringContaining('<=64 characters') }]);
+    expect(res.body.error.issues).toEqual([{ path: ['scopes', 0], message: 'expected a scope name of at most 64 characters, e.g. leads.read, got 100000 characters' }]);
   });
 });
 
@@ -149,6 +149,6 @@ describe('POST /developer/api/keys/:id/revoke: the id', () => {
 
     expect(res.status).toBe(400);
     expect(res.text.length).toBeLessThan(1024);
-    expect(res.body.error.issues).toEqual([{ path: ['id'], message: expect.stringContaining('<=64 characters') }]);
+    expect(res.body.error.issues).toEqual([{ path: ['id'], message: 'expected an id of at most 64 characters, got 10000 characters' }]);
   });
 });

@@ -8,6 +8,7 @@ import { createRawClient } from '../helpers/raw-http';
 import { createProcedureRegistry } from '../../src/procedures';
 import { inputJsonSchema, type JsonSchema } from '../../src/openapi/json-schema';
 import { MAX_GET_INPUT_BYTES, MAX_JSON_DEPTH } from '../../src/rpc/input-limits';
+import { QUOTED_TEXT_CHARS } from '../../src/procedures/shared/expected';
 import { createHttpServer } from '../../src/server/http-server';
 
 /**
@@ -130,14 +131,14 @@ describe(`nesting depth (at most ${MAX_JSON_DEPTH} levels)`, () => {
 
   it('reads a field nested to the limit and refuses it for its type, not its depth', async () => {
     const res = await getWithInput('leads.getAll', `{"json":{"search":${'['.repeat(MAX_JSON_DEPTH - 2)}${']'.repeat(MAX_JSON_DEPTH - 2)}}}`);
-    expect(expectRpcError(res, 'BAD_REQUEST', 'leads.getAll').data.issues).toEqual([{ path: ['search'], message: expect.stringMatching(/expected string/) }]);
+    expect(expectRpcError(res, 'BAD_REQUEST', 'leads.getAll').data.issues).toEqual([{ path: ['search'], message: 'expected text of at most 200 characters, got a list of 1' }]);
   });
 });
 
 describe('strings PostgreSQL could not store as sent', () => {
   it.each([
-    ['an unpaired surrogate', '"Ana \\ud800"', 'must be well-formed Unicode (no unpaired surrogates)'],
-    ['a NUL character', '"Ana \\u0000"', 'must not contain the NUL character'],
+    ['an unpaired surrogate', '"Ana \\ud800"', 'expected well-formed Unicode text (no unpaired surrogates)'],
+    ['a NUL character', '"Ana \\u0000"', 'expected text without the NUL character (\\u0000)'],
   ])('refuses a name with %s with a 400 naming the field, and stores nothing', async (_label, name, message) => {
     const before = await ctx.db('contacts').where({ org_id: ws.org.id }).count({ n: '*' }).first();
     const res = await post('contacts.create', `{"json":{"name":${name}}}`);
@@ -185,7 +186,10 @@ describe('every string and array of every exposed procedure has a maximum, refus
     const envelope = JSON.stringify({ json: overTheLimit(path, field) });
     const res = procedure.method === 'GET' ? await getWithInput(name, envelope) : await post(name, envelope);
     const error = expectRpcError(res, 'BAD_REQUEST', name);
-    const limit = typeof field.maxItems === 'number' ? `<=${field.maxItems} items` : `<=${String(field.maxLength)} characters`;
+    // Every too-long list or text is measured back ("expected a list of at most 20 ..., got 21"), short text quoted.
+    const length = (field.maxLength as number) + 1;
+    const text = length > QUOTED_TEXT_CHARS ? `${length} characters` : JSON.stringify('x'.repeat(length));
+    const limit = typeof field.maxItems === 'number' ? `got ${field.maxItems + 1}` : `got ${text}`;
     // A date (a union of a Date and ISO strings) answers the union's own message for any bad string.
     const message = field.format ? expect.any(String) : expect.stringContaining(limit);
     expect(error.data.issues).toEqual(expect.arrayContaining([{ path, message }]));
@@ -202,7 +206,7 @@ describe('a refusal echoes a bounded part of the input (finding 5)', () => {
     const error = expectRpcError(res, 'BAD_REQUEST', 'leads.create');
     expect(res.text.length).toBeLessThan(SMALL);
     expect(error.data.issues).toHaveLength(21);
-    expect(error.data.issues?.[0]).toEqual({ path: ['field0'], message: 'unknown field' });
+    expect(error.data.issues?.[0]).toEqual({ path: ['field0'], message: 'unknown field; expected only the fields name, phone, email, phones, emails, company, source, notes, status, nextCallAt, assignedToId' });
     expect(error.data.issues?.[20]).toEqual({ path: [], message: 'and 9980 more issues' });
     expect(error.message).toMatch(/\(and 9997 more\)$/);
   });
@@ -213,7 +217,8 @@ describe('a refusal echoes a bounded part of the input (finding 5)', () => {
     const error = expectRpcError(res, 'BAD_REQUEST', 'invoices.create');
     expect(res.text.length).toBeLessThan(SMALL);
     expect(error.data.issues?.[0]?.path).toEqual(['items', 0, 'description']);
-    expect(error.data.issues?.[20]).toEqual({ path: [], message: 'and 280 more issues' });
+    // 300 issues of the schema, and the clientId naming no client (checked though the items failed).
+    expect(error.data.issues?.[20]).toEqual({ path: [], message: 'and 281 more issues' });
   });
 
   it('cuts a 500,000-character unknown field name short in the path and the message', async () => {
@@ -221,7 +226,7 @@ describe('a refusal echoes a bounded part of the input (finding 5)', () => {
 
     const error = expectRpcError(res, 'BAD_REQUEST', 'leads.create');
     expect(res.text.length).toBeLessThan(SMALL);
-    expect(error.data.issues).toEqual([{ path: [expect.stringMatching(/^k+… \(500000 characters\)$/)], message: 'unknown field' }]);
+    expect(error.data.issues).toEqual([{ path: [expect.stringMatching(/^k+… \(500000 characters\)$/)], message: 'unknown field; expected only the fields name, phone, email, phones, emails, company, source, notes, status, nextCallAt, assignedToId' }]);
   });
   it('cuts a 50,000-character unknown procedure name or path short in the message and the envelope\'s path', async () => {
     const name = `leads.${'x'.repeat(50_000)}`;

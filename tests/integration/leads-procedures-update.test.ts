@@ -111,7 +111,7 @@ describe('POST leads.update (fields)', () => {
       id: lead.id, name: 'Half Written', company: 'Other', notes: 'changed', status: 'LOST', phones: ['+442079460019', 'not a phone'],
     });
     const { message } = expectRpcFailure(res, 'BAD_REQUEST', 'leads.update');
-    expect(message).toMatch(/phones\[1\]: not a valid phone number/);
+    expect(message).toMatch(/phones\[1\]: expected a phone number in E\.164/);
     expect(issuePaths(res)).toEqual([['phones', 1]]);
     expect(await snapshot(ctx.db, ws.org.id, lead.id)).toEqual(before);
   });

@@ -76,6 +76,6 @@ describe('GET /api/v1/leads renders each lead exactly as the Lead object', () =>
     const res = await rpcPost(ctx.app, 'leads.create', { name: 'Far', phone: '+442079460001', nextCallAt: new Date('+010000-01-01T00:00:00.000Z') }, ws.key);
 
     expect(res.status).toBe(400);
-    expect(errorOf(res).data.issues).toEqual([{ path: ['nextCallAt'], message: 'must be between the years 0001 and 9999' }]);
+    expect(errorOf(res).data.issues).toEqual([{ path: ['nextCallAt'], message: 'expected a date-time between the years 0001 and 9999' }]);
   });
 });

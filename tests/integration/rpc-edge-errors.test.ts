@@ -82,11 +82,11 @@ describe('POST leads.create: 400 BAD_REQUEST', () => {
     const res = await rpcPost(ctx.app, 'leads.create', { name: '   ', email: 'not-an-email' }, ws.key);
     const error = expectRpcError(res, 'BAD_REQUEST', 'leads.create');
     expect(error.data.issues).toEqual([
-      { path: ['name'], message: 'must not be empty' },
-      { path: ['phone'], message: expect.any(String) },
-      { path: ['email'], message: 'must be an email address' },
+      { path: ['name'], message: 'expected non-blank text of at most 200 characters, got empty text' },
+      { path: ['phone'], message: expect.stringMatching(/^expected a phone number in E\.164, .*; the field is required$/) },
+      { path: ['email'], message: 'expected an email address, e.g. ana@example.com, got "not-an-email"' },
     ]);
-    expect(error.message).toMatch(/^Invalid input: name: must not be empty; phone: .+; email: must be an email address$/);
+    expect(error.message).toMatch(/^Invalid input: name: expected non-blank text of at most 200 characters, got empty text; phone: .+; email: expected an email address, e\.g\. ana@example\.com, got "not-an-email"$/);
     expect(error.message).not.toMatch(/[{}]|"path"|"code"/);
     expect(await leadCount(ws.org.id)).toBe(0);
   });

@@ -150,8 +150,8 @@ describe('POST leads.create through @trpc/client', () => {
     const err = await rejectionOf(clientFor(ws.key).mutation('leads.create', { name: '', phone: '+442079460000' }));
 
     expect(err.data).toMatchObject({ code: 'BAD_REQUEST', httpStatus: 400, path: 'leads.create' });
-    expect(err.data.issues).toEqual([{ path: ['name'], message: 'must not be empty' }]);
-    expect(err.message).toBe('Invalid input: name: must not be empty');
+    expect(err.data.issues).toEqual([{ path: ['name'], message: 'expected non-blank text of at most 200 characters, got empty text' }]);
+    expect(err.message).toBe('Invalid input: name: expected non-blank text of at most 200 characters, got empty text');
     expect(err.shape).toMatchObject({ code: -32600 });
     expect(await rowCount('contacts', ws.org.id)).toBe(0);
     expect(await rowCount('leads', ws.org.id)).toBe(0);
@@ -163,7 +163,9 @@ describe('POST leads.create through @trpc/client', () => {
     const err = await rejectionOf(clientFor(ws.key).mutation('leads.create', { name: 'X', phone: 'call me maybe' }));
 
     expect(err.data).toMatchObject({ code: 'BAD_REQUEST', httpStatus: 400 });
-    expect(err.data.issues).toEqual([{ path: ['phone'], message: 'not a valid phone number (read in region GB)' }]);
+    expect(err.data.issues).toEqual([
+      { path: ['phone'], message: 'expected a phone number in E.164, e.g. +447400123456, or in the national format of region GB, e.g. 07400 123456, got "call me maybe"' },
+    ]);
   });
 
   it('rejects with FORBIDDEN (403) naming the scope when the key lacks leads.create', async () => {

@@ -115,8 +115,8 @@ describe('typed client errors', () => {
 
     const err = await rejectionOf(clientFor(ws.key).leads.create({ name: '', phone: '+442079460000' }));
 
-    expect(err).toMatchObject({ code: 'BAD_REQUEST', httpStatus: 400, path: 'leads.create', message: 'Invalid input: name: must not be empty' });
-    expect(err.issues).toEqual([{ path: ['name'], message: 'must not be empty' }]);
+    expect(err).toMatchObject({ code: 'BAD_REQUEST', httpStatus: 400, path: 'leads.create', message: 'Invalid input: name: expected non-blank text of at most 200 characters, got empty text' });
+    expect(err.issues).toEqual([{ path: ['name'], message: 'expected non-blank text of at most 200 characters, got empty text' }]);
     expect(await ctx.db('leads').where({ org_id: ws.org.id })).toEqual([]);
   });
 

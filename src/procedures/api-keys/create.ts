@@ -1,8 +1,7 @@
-import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
 import { issueApiKey } from '../../auth/api-keys';
-import { invalidInput } from '../../errors/app-error';
-import { dateTimeField, requiredText } from '../shared/fields';
+import { objectOf, requiredText } from '../shared/fields';
+import { dateTimeWhere } from '../shared/format-fields';
 import { scopeListField } from '../shared/scope-fields';
 import { knownScopes } from '../scopes';
 import { toKeyListing } from './key-listing';
@@ -13,15 +12,12 @@ export const apiKeysCreate = defineProcedure({
   scope: 'apiKeys.create',
   exposed: false,
   description: 'Issues an API key with the given scopes; its secret is answered once, here (app only).',
-  input: z.strictObject({
+  input: objectOf({
     name: requiredText(200),
     scopes: scopeListField(),
-    expiresAt: dateTimeField.nullable().optional(),
+    expiresAt: dateTimeWhere((date) => date.getTime() > Date.now(), 'a date-time in the future').nullable().optional(),
   }),
   async handler({ ctx, input }) {
-    if (input.expiresAt && input.expiresAt.getTime() <= Date.now()) {
-      throw invalidInput([{ path: ['expiresAt'], message: 'must be in the future' }]);
-    }
     const issued = await issueApiKey(ctx.db, knownScopes(), {
       orgId: ctx.orgId,
       memberId: null,

@@ -1,6 +1,6 @@
-import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
 import * as apiKeysQueries from '../../db/queries/api-keys.queries';
+import { objectOf } from '../shared/fields';
 import { toKeyListing } from './key-listing';
 
 export const apiKeysList = defineProcedure({
@@ -10,7 +10,7 @@ export const apiKeysList = defineProcedure({
   // Key management belongs to the developer page of the app: a key must not mint or list keys.
   exposed: false,
   description: "The workspace's API keys, newest first: prefixes and scopes, never secrets (app only).",
-  input: z.strictObject({}).optional(),
+  input: objectOf({}).optional(),
   async handler({ ctx }) {
     return (await apiKeysQueries.listByOrg(ctx.db, ctx.orgId)).map(toKeyListing);
   },

@@ -1,9 +1,8 @@
-import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
 import { recordEvents } from '../../events/record-events';
 import * as clientsQueries from '../../db/queries/clients.queries';
 import { AppError } from '../../errors/app-error';
-import { idField } from '../shared/fields';
+import { idOf, objectOf } from '../shared/fields';
 import { notInWorkspace } from '../shared/references';
 
 export const clientsDelete = defineProcedure({
@@ -12,7 +11,7 @@ export const clientsDelete = defineProcedure({
   scope: 'clients.delete',
   exposed: true,
   description: 'Deletes a client without invoices (409 otherwise); its leads and tasks keep their fields and lose the link.',
-  input: z.strictObject({ id: idField }),
+  input: objectOf({ id: idOf('cli') }),
   async handler({ ctx, input }) {
     return ctx.db.transaction(async (trx) => {
       // The lock makes the check and the delete one step: an invoice being created for the client waits for it.

@@ -1,7 +1,6 @@
-import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
 import * as clientsQueries from '../../db/queries/clients.queries';
-import { idField } from '../shared/fields';
+import { idOf, objectOf } from '../shared/fields';
 import { notInWorkspace } from '../shared/references';
 
 export const clientsGetById = defineProcedure({
@@ -10,7 +9,7 @@ export const clientsGetById = defineProcedure({
   scope: 'clients.read',
   exposed: true,
   description: 'One client by id.',
-  input: z.strictObject({ id: idField }),
+  input: objectOf({ id: idOf('cli') }),
   async handler({ ctx, input }) {
     const client = await clientsQueries.getById(ctx.db, ctx.orgId, input.id);
     if (!client) throw notInWorkspace('clients', input.id);

@@ -1,15 +1,14 @@
-import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
 import { recordEvents } from '../../events/record-events';
 import * as clientsQueries from '../../db/queries/clients.queries';
-import { idField } from '../shared/fields';
-import { assertInWorkspace, notInWorkspace } from '../shared/references';
+import { idOf, objectOf } from '../shared/fields';
+import { notInWorkspace } from '../shared/references';
 import { assertUnchangedSince, expectedUpdatedAtField } from '../shared/concurrency';
-import { clientFields, normaliseClientPhone } from './client.schema';
+import { clientFields } from './client.schema';
 
 /** Absent means unchanged; null clears a nullable field (contactId null unlinks the contact). */
-export const clientsUpdateInput = z.strictObject({
-  id: idField,
+export const clientsUpdateInput = objectOf({
+  id: idOf('cli'),
   name: clientFields.name.optional(),
   contactId: clientFields.contactId.optional(),
   company: clientFields.company.optional(),
@@ -27,18 +26,16 @@ export const clientsUpdate = defineProcedure({
   description: 'Changes the given fields of a client; absent fields stay, null clears.',
   input: clientsUpdateInput,
   async handler({ ctx, input }) {
-    const phone = normaliseClientPhone(input.phone, ctx.org.phoneRegion);
     return ctx.db.transaction(async (trx) => {
       const current = await clientsQueries.lockForUpdate(trx, ctx.orgId, input.id);
       if (!current) throw notInWorkspace('clients', input.id);
       assertUnchangedSince('client', current.updatedAt, input.expectedUpdatedAt);
-      if (input.contactId) await assertInWorkspace(trx, 'contacts', ctx.orgId, input.contactId, 'contactId');
       const client = (await clientsQueries.update(trx, ctx.orgId, input.id, {
         name: input.name,
         contactId: input.contactId,
         company: input.company,
         email: input.email,
-        phone,
+        phone: input.phone,
         notes: input.notes,
       }))!;
       await recordEvents(trx, ctx, [{ type: 'client.updated', object: client }]);

@@ -1,12 +1,11 @@
-import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
 import { recordEvents } from '../../events/record-events';
 import * as contactsQueries from '../../db/queries/contacts.queries';
 import { uniqueInOrder } from '../../domain/phone';
-import { normalisePhones, phonesAt } from '../shared/phones';
+import { objectOf } from '../shared/fields';
 import { contactFields } from './contact.schema';
 
-export const contactsCreateInput = z.strictObject({
+export const contactsCreateInput = objectOf({
   name: contactFields.name,
   phones: contactFields.phones.optional(),
   emails: contactFields.emails.optional(),
@@ -21,7 +20,7 @@ export const contactsCreate = defineProcedure({
   description: 'Creates a contact; phones are stored in E.164 (the first is primary), emails lowercased and de-duplicated.',
   input: contactsCreateInput,
   async handler({ ctx, input }) {
-    const phones = normalisePhones(phonesAt('phones', input.phones ?? []), ctx.org.phoneRegion);
+    const phones = uniqueInOrder(input.phones ?? []);
     return ctx.db.transaction(async (trx) => {
       const contact = await contactsQueries.insert(trx, ctx.orgId, {
         name: input.name,

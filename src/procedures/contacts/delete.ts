@@ -1,9 +1,8 @@
-import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
 import { recordEvents } from '../../events/record-events';
 import * as contactsQueries from '../../db/queries/contacts.queries';
 import { AppError } from '../../errors/app-error';
-import { idField } from '../shared/fields';
+import { idOf, objectOf } from '../shared/fields';
 import { notInWorkspace } from '../shared/references';
 
 export const contactsDelete = defineProcedure({
@@ -12,7 +11,7 @@ export const contactsDelete = defineProcedure({
   scope: 'contacts.delete',
   exposed: true,
   description: 'Deletes a contact no lead uses (409 otherwise); clients linked to it keep their fields and lose the link.',
-  input: z.strictObject({ id: idField }),
+  input: objectOf({ id: idOf('con') }),
   async handler({ ctx, input }) {
     return ctx.db.transaction(async (trx) => {
       // The lock makes the check and the delete one step against a racing reference to the contact.

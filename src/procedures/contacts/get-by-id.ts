@@ -1,7 +1,6 @@
-import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
 import * as contactsQueries from '../../db/queries/contacts.queries';
-import { idField } from '../shared/fields';
+import { idOf, objectOf } from '../shared/fields';
 import { notInWorkspace } from '../shared/references';
 
 export const contactsGetById = defineProcedure({
@@ -10,7 +9,7 @@ export const contactsGetById = defineProcedure({
   scope: 'contacts.read',
   exposed: true,
   description: 'One contact by id.',
-  input: z.strictObject({ id: idField }),
+  input: objectOf({ id: idOf('con') }),
   async handler({ ctx, input }) {
     const contact = await contactsQueries.getById(ctx.db, ctx.orgId, input.id);
     if (!contact) throw notInWorkspace('contacts', input.id);

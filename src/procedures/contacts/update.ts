@@ -1,17 +1,15 @@
-import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
 import { recordEvents } from '../../events/record-events';
 import * as contactsQueries from '../../db/queries/contacts.queries';
 import { uniqueInOrder } from '../../domain/phone';
-import { idField } from '../shared/fields';
-import { normalisePhones, phonesAt } from '../shared/phones';
+import { idOf, objectOf } from '../shared/fields';
 import { notInWorkspace } from '../shared/references';
 import { assertUnchangedSince, expectedUpdatedAtField } from '../shared/concurrency';
 import { contactFields } from './contact.schema';
 
 /** Absent means unchanged; `company: null` clears it; `phones: []` / `emails: []` remove them all. */
-export const contactsUpdateInput = z.strictObject({
-  id: idField,
+export const contactsUpdateInput = objectOf({
+  id: idOf('con'),
   name: contactFields.name.optional(),
   phones: contactFields.phones.optional(),
   emails: contactFields.emails.optional(),
@@ -27,7 +25,7 @@ export const contactsUpdate = defineProcedure({
   description: 'Changes the given fields of a contact (and so of its leads); absent fields stay, null clears company.',
   input: contactsUpdateInput,
   async handler({ ctx, input }) {
-    const phones = input.phones && normalisePhones(phonesAt('phones', input.phones), ctx.org.phoneRegion);
+    const phones = input.phones && uniqueInOrder(input.phones);
     const patch = { name: input.name, phones, emails: input.emails && uniqueInOrder(input.emails), company: input.company };
     return ctx.db.transaction(async (trx) => {
       const current = await contactsQueries.lockForUpdate(trx, ctx.orgId, input.id);

@@ -1,6 +1,6 @@
 import { defineProcedure } from '../../rpc/define-procedure';
 import * as dashboardQueries from '../../db/queries/dashboard.queries';
-import { AppError } from '../../errors/app-error';
+import { invalidInput } from '../../errors/app-error';
 import { leadStatsInput } from './stats-input';
 import { assigneeCounts, callCounts, conversionRate, statusCounts } from './lead-stats';
 
@@ -40,9 +40,7 @@ export const dashboardGetLeadStats = defineProcedure({
 /** A zone Intl knows but the database's time zone data does not (22023) is the caller's 400, not a 500. */
 function unknownZoneToBadRequest(err: unknown): never {
   if ((err as { code?: unknown } | null)?.code === '22023' && /time zone/i.test(String((err as Error).message))) {
-    throw new AppError('BAD_REQUEST', 'Invalid input: timeZone: not known to the database', {
-      issues: [{ path: ['timeZone'], message: 'not known to the database' }],
-    });
+    throw invalidInput([{ path: ['timeZone'], message: 'expected an IANA time zone name the database knows, e.g. Europe/London or UTC' }]);
   }
   throw err;
 }

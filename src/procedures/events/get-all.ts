@@ -1,31 +1,30 @@
-import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
 import * as eventsQueries from '../../db/queries/events.queries';
 import { toPage } from '../../db/pagination';
 import { AppError } from '../../errors/app-error';
 import { EVENT_TYPES, eventDataReadableWith, eventTypesReadableWith, firstUnreadableType, type EventType } from '../../events/event-types';
-import { dateTimeField, idField } from '../shared/fields';
+import { enumOf, idOf, listOf, objectOf } from '../shared/fields';
+import { dateTimeField } from '../shared/format-fields';
 import { DEFAULT_PAGE_SIZE, pageNumber, pageSizeNumber } from '../shared/pagination.schema';
 
-const eventType = z.enum(EVENT_TYPES as [EventType, ...EventType[]]);
+const eventType = enumOf(EVENT_TYPES as [EventType, ...EventType[]], 'an event type');
 
-export const eventsGetAllInput = z
-  .strictObject({
-    /** One type, or several with `types`; without either, every type the key may read. */
-    type: eventType.optional(),
-    types: z.array(eventType).min(1).max(EVENT_TYPES.length).optional(),
-    /** Half-open range on the event's time: createdAfter <= createdAt < createdBefore. */
-    createdAfter: dateTimeField.optional(),
-    createdBefore: dateTimeField.optional(),
-    /**
-     * Catch-up mode: the events after this one (null: from the oldest kept), oldest first. Give the
-     * last id answered to go on; no event committed later is ever skipped.
-     */
-    after: idField.nullable().optional(),
-    /** Page mode (the default): newest first, with the exact total. */
-    page: pageNumber.optional(),
-    pageSize: pageSizeNumber.default(DEFAULT_PAGE_SIZE),
-  })
+export const eventsGetAllInput = objectOf({
+  /** One type, or several with `types`; without either, every type the key may read. */
+  type: eventType.optional(),
+  types: listOf(eventType, { of: 'event types', min: 1, max: EVENT_TYPES.length }).optional(),
+  /** Half-open range on the event's time: createdAfter <= createdAt < createdBefore. */
+  createdAfter: dateTimeField.optional(),
+  createdBefore: dateTimeField.optional(),
+  /**
+   * Catch-up mode: the events after this one (null: from the oldest kept), oldest first. Give the
+   * last id answered to go on; no event committed later is ever skipped.
+   */
+  after: idOf('evt').nullable().optional(),
+  /** Page mode (the default): newest first, with the exact total. */
+  page: pageNumber.optional(),
+  pageSize: pageSizeNumber.default(DEFAULT_PAGE_SIZE),
+})
   .superRefine((input, ctx) => {
     if (input.after !== undefined && input.page !== undefined) {
       ctx.addIssue({ code: 'custom', path: ['after'], message: 'give either after or page, not both' });

@@ -1,15 +1,15 @@
-import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
 import { recordEvents } from '../../events/record-events';
 import * as invoicesQueries from '../../db/queries/invoices.queries';
-import { idField } from '../shared/fields';
-import { assertInWorkspace } from '../shared/references';
-import { currencyField, dueDateField, itemsField } from './invoice-fields';
+import { objectOf } from '../shared/fields';
+import { referenceTo } from '../shared/references';
+import { currencyField, dateField } from '../shared/format-fields';
+import { itemsField } from './invoice-fields';
 
-export const invoicesCreateInput = z.strictObject({
-  clientId: idField,
+export const invoicesCreateInput = objectOf({
+  clientId: referenceTo('clients'),
   currency: currencyField,
-  dueDate: dueDateField,
+  dueDate: dateField,
   items: itemsField,
 });
 
@@ -22,7 +22,6 @@ export const invoicesCreate = defineProcedure({
   input: invoicesCreateInput,
   async handler({ ctx, input }) {
     return ctx.db.transaction(async (trx) => {
-      await assertInWorkspace(trx, 'clients', ctx.orgId, input.clientId, 'clientId');
       const id = await invoicesQueries.insert(trx, ctx.orgId, {
         clientId: input.clientId,
         currency: input.currency,

@@ -1,9 +1,8 @@
-import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
 import { recordEvents } from '../../events/record-events';
 import * as invoicesQueries from '../../db/queries/invoices.queries';
 import { assertInvoiceTransition } from '../../domain/invoice-status';
-import { idField } from '../shared/fields';
+import { idOf, objectOf } from '../shared/fields';
 import { invoiceNotFound } from './invoice-fields';
 
 export const invoicesDelete = defineProcedure({
@@ -12,7 +11,7 @@ export const invoicesDelete = defineProcedure({
   scope: 'invoices.delete',
   exposed: true,
   description: 'Deletes a DRAFT invoice and its line items; a sent invoice is voided instead.',
-  input: z.strictObject({ id: idField }),
+  input: objectOf({ id: idOf('inv') }),
   async handler({ ctx, input }) {
     return ctx.db.transaction(async (trx) => {
       const current = await invoicesQueries.lockForUpdate(trx, ctx.orgId, input.id);

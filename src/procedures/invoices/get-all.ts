@@ -1,19 +1,16 @@
-import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
 import * as invoicesQueries from '../../db/queries/invoices.queries';
 import { toPage } from '../../db/pagination';
 import { INVOICE_STATUSES } from '../../domain/invoice-status';
-import { idField } from '../shared/fields';
+import { enumOf, idOf, objectOf } from '../shared/fields';
 import { pageFields } from '../shared/pagination.schema';
 
-export const invoicesGetAllInput = z
-  .strictObject({
-    status: z.enum(INVOICE_STATUSES).optional(),
-    // Another workspace's client simply matches nothing: an empty page, never a 404 that would confirm it exists.
-    clientId: idField.optional(),
-    ...pageFields,
-  })
-  .prefault({});
+export const invoicesGetAllInput = objectOf({
+  status: enumOf(INVOICE_STATUSES).optional(),
+  // Another workspace's client simply matches nothing: an empty page, never a 404 that would confirm it exists.
+  clientId: idOf('cli').optional(),
+  ...pageFields,
+}).prefault({});
 
 export const invoicesGetAll = defineProcedure({
   name: 'invoices.getAll',

@@ -1,7 +1,6 @@
-import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
 import * as invoicesQueries from '../../db/queries/invoices.queries';
-import { idField } from '../shared/fields';
+import { idOf, objectOf } from '../shared/fields';
 import { invoiceNotFound } from './invoice-fields';
 
 export const invoicesGetById = defineProcedure({
@@ -10,7 +9,7 @@ export const invoicesGetById = defineProcedure({
   scope: 'invoices.read',
   exposed: true,
   description: 'One invoice by id, with its line items and totals in minor units.',
-  input: z.strictObject({ id: idField }),
+  input: objectOf({ id: idOf('inv') }),
   async handler({ ctx, input }) {
     const invoice = await invoicesQueries.getById(ctx.db, ctx.orgId, input.id);
     if (!invoice) throw invoiceNotFound(input.id);

@@ -1,16 +1,14 @@
-import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
-import { dateTimeField, idField } from '../shared/fields';
+import { idOf, objectOf } from '../shared/fields';
+import { dateTimeWhere } from '../shared/format-fields';
 import { changeInvoiceStatus } from './change-status';
 
 /** Allowance for a caller whose clock runs slightly ahead of the server's and sends "now". */
 const CLOCK_SKEW_MS = 60_000;
 
-export const invoicesMarkPaidInput = z.strictObject({
-  id: idField,
-  paidAt: dateTimeField
-    .refine((date) => date.getTime() <= Date.now() + CLOCK_SKEW_MS, 'must not be in the future')
-    .optional(),
+export const invoicesMarkPaidInput = objectOf({
+  id: idOf('inv'),
+  paidAt: dateTimeWhere((date) => date.getTime() <= Date.now() + CLOCK_SKEW_MS, 'a date-time not in the future').optional(),
 });
 
 export const invoicesMarkPaid = defineProcedure({

@@ -1,6 +1,5 @@
-import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
-import { idField } from '../shared/fields';
+import { idOf, objectOf } from '../shared/fields';
 import { changeInvoiceStatus } from './change-status';
 
 export const invoicesSend = defineProcedure({
@@ -9,7 +8,7 @@ export const invoicesSend = defineProcedure({
   scope: 'invoices.update',
   exposed: true,
   description: 'Marks a DRAFT invoice as SENT (sentAt now); it can no longer be changed or deleted.',
-  input: z.strictObject({ id: idField }),
+  input: objectOf({ id: idOf('inv') }),
   handler({ ctx, input }) {
     return changeInvoiceStatus(ctx, input.id, 'send', { sentAt: 'now' });
   },

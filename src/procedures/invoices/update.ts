@@ -1,19 +1,19 @@
-import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
 import { recordEvents } from '../../events/record-events';
 import * as invoicesQueries from '../../db/queries/invoices.queries';
 import { assertInvoiceTransition } from '../../domain/invoice-status';
-import { idField } from '../shared/fields';
-import { assertInWorkspace } from '../shared/references';
+import { idOf, objectOf } from '../shared/fields';
+import { referenceTo } from '../shared/references';
 import { assertUnchangedSince, expectedUpdatedAtField } from '../shared/concurrency';
-import { currencyField, dueDateField, invoiceNotFound, itemsField } from './invoice-fields';
+import { currencyField, dateField } from '../shared/format-fields';
+import { invoiceNotFound, itemsField } from './invoice-fields';
 
 /** Absent means unchanged; `items`, when given, replaces every line. */
-export const invoicesUpdateInput = z.strictObject({
-  id: idField,
-  clientId: idField.optional(),
+export const invoicesUpdateInput = objectOf({
+  id: idOf('inv'),
+  clientId: referenceTo('clients').optional(),
   currency: currencyField.optional(),
-  dueDate: dueDateField.optional(),
+  dueDate: dateField.optional(),
   items: itemsField.optional(),
   expectedUpdatedAt: expectedUpdatedAtField,
 });
@@ -31,7 +31,6 @@ export const invoicesUpdate = defineProcedure({
       if (!current) throw invoiceNotFound(input.id);
       assertInvoiceTransition(current.status, 'update');
       assertUnchangedSince('invoice', current.updatedAt, input.expectedUpdatedAt);
-      if (input.clientId) await assertInWorkspace(trx, 'clients', ctx.orgId, input.clientId, 'clientId');
       await invoicesQueries.update(trx, ctx.orgId, input.id, {
         clientId: input.clientId,
         currency: input.currency,

@@ -1,6 +1,5 @@
-import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
-import { idField } from '../shared/fields';
+import { idOf, objectOf } from '../shared/fields';
 import { changeInvoiceStatus } from './change-status';
 
 export const invoicesVoid = defineProcedure({
@@ -9,7 +8,7 @@ export const invoicesVoid = defineProcedure({
   scope: 'invoices.update',
   exposed: true,
   description: 'Voids a DRAFT or SENT invoice (voidedAt now); a PAID invoice cannot be voided.',
-  input: z.strictObject({ id: idField }),
+  input: objectOf({ id: idOf('inv') }),
   handler({ ctx, input }) {
     return changeInvoiceStatus(ctx, input.id, 'void', { voidedAt: 'now' });
   },

@@ -1,15 +1,14 @@
-import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
 import * as leadsQueries from '../../db/queries/leads.queries';
-import { idField } from '../shared/fields';
-import { assertMemberInWorkspace, notInWorkspace } from '../shared/references';
+import { idOf, objectOf } from '../shared/fields';
+import { notInWorkspace, referenceTo } from '../shared/references';
 import { recordEvents } from '../../events/record-events';
 import { leadChangeEvents } from './lead-events';
 
-export const leadsAssignInput = z.strictObject({
-  id: idField,
+export const leadsAssignInput = objectOf({
+  id: idOf('lead'),
   /** A member of the workspace, or null to leave the lead unassigned. */
-  assignedToId: idField.nullable(),
+  assignedToId: referenceTo('orgMembers').nullable(),
 });
 
 export const leadsAssign = defineProcedure({
@@ -23,7 +22,6 @@ export const leadsAssign = defineProcedure({
     return ctx.db.transaction(async (trx) => {
       const current = await leadsQueries.lockForUpdate(trx, ctx.orgId, input.id);
       if (!current) throw notInWorkspace('leads', input.id);
-      if (input.assignedToId) await assertMemberInWorkspace(trx, ctx.orgId, input.assignedToId, 'assignedToId');
       await leadsQueries.update(trx, ctx.orgId, input.id, { assignedToId: input.assignedToId });
       const lead = (await leadsQueries.getById(trx, ctx.orgId, input.id))!;
       await recordEvents(trx, ctx, leadChangeEvents(current, lead));

@@ -1,19 +1,18 @@
-import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
 import * as leadsQueries from '../../db/queries/leads.queries';
 import * as clientsQueries from '../../db/queries/clients.queries';
 import type { Db } from '../../db/knex';
 import { assertCanConvert } from '../../domain/lead-status';
-import { idField } from '../shared/fields';
-import { notInWorkspace } from '../shared/references';
+import { idOf, objectOf } from '../shared/fields';
+import { notInWorkspace, referenceTo } from '../shared/references';
 import { recordEvents } from '../../events/record-events';
 import { leadChangeEvents } from './lead-events';
 import { embedIfReadable } from '../../auth/readable-embeds';
 
-export const leadsConvertInput = z.strictObject({
-  id: idField,
+export const leadsConvertInput = objectOf({
+  id: idOf('lead'),
   /** An existing client to link; without it the lead's linked client, or a new one from its contact. */
-  clientId: idField.optional(),
+  clientId: referenceTo('clients').optional(),
 });
 
 export const leadsConvert = defineProcedure({
@@ -53,7 +52,8 @@ async function clientFor(
   if (linkedId) {
     const client = await clientsQueries.getById(trx, orgId, linkedId);
     if (client) return { client, created: false };
-    // A lead's own link cannot dangle (the foreign key clears it), so only a given id gets here.
+    // A lead's own link cannot dangle (the foreign key clears it), and a given id was checked
+    // before the call: only one deleted since gets here.
     throw notInWorkspace('clients', linkedId, 'clientId');
   }
   const client = await clientsQueries.insert(trx, orgId, {

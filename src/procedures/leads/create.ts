@@ -1,27 +1,26 @@
-import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
 import * as leadsQueries from '../../db/queries/leads.queries';
 import * as contactsQueries from '../../db/queries/contacts.queries';
 import { INITIAL_LEAD_STATUSES } from '../../domain/lead-status';
 import { uniqueInOrder } from '../../domain/phone';
-import { dateTimeField, emailField, idField, phoneField, requiredText, text } from '../shared/fields';
-import { assertMemberInWorkspace } from '../shared/references';
-import { normalisePhones, phonesAt } from '../shared/phones';
+import { enumOf, listOf, objectOf, requiredText, text } from '../shared/fields';
+import { dateTimeField, emailField, phoneField } from '../shared/format-fields';
+import { referenceTo } from '../shared/references';
 import { recordEvents } from '../../events/record-events';
 
-export const leadsCreateInput = z.strictObject({
+export const leadsCreateInput = objectOf({
   name: requiredText(200),
-  /** The primary phone; `phones` adds more. */
+  /** The primary phone (read in the workspace's region, answered in E.164); `phones` adds more. */
   phone: phoneField,
   email: emailField.optional(),
-  phones: z.array(phoneField).max(20).optional(),
-  emails: z.array(emailField).max(20).optional(),
+  phones: listOf(phoneField, { of: 'phone numbers', max: 20 }).optional(),
+  emails: listOf(emailField, { of: 'email addresses', max: 20 }).optional(),
   company: text(200).nullable().optional(),
   source: text(200).nullable().optional(),
   notes: text(10_000).nullable().optional(),
-  status: z.enum(INITIAL_LEAD_STATUSES).optional(),
+  status: enumOf(INITIAL_LEAD_STATUSES).optional(),
   nextCallAt: dateTimeField.nullable().optional(),
-  assignedToId: idField.nullable().optional(),
+  assignedToId: referenceTo('orgMembers').nullable().optional(),
 });
 
 export const leadsCreate = defineProcedure({
@@ -32,13 +31,9 @@ export const leadsCreate = defineProcedure({
   description: 'Creates a lead and its contact; phones are stored in E.164, emails lowercased.',
   input: leadsCreateInput,
   async handler({ ctx, input }) {
-    const phones = normalisePhones(
-      [{ value: input.phone, path: ['phone'] }, ...phonesAt('phones', input.phones ?? [])],
-      ctx.org.phoneRegion,
-    );
+    const phones = uniqueInOrder([input.phone, ...(input.phones ?? [])]);
     const emails = uniqueInOrder([...(input.email ? [input.email] : []), ...(input.emails ?? [])]);
     return ctx.db.transaction(async (trx) => {
-      if (input.assignedToId) await assertMemberInWorkspace(trx, ctx.orgId, input.assignedToId, 'assignedToId');
       const contact = await contactsQueries.insert(trx, ctx.orgId, {
         name: input.name,
         phones,

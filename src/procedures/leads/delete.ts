@@ -1,8 +1,7 @@
-import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
 import { notInWorkspace } from '../shared/references';
 import * as leadsQueries from '../../db/queries/leads.queries';
-import { idField } from '../shared/fields';
+import { idOf, objectOf } from '../shared/fields';
 import { recordEvents } from '../../events/record-events';
 
 export const leadsDelete = defineProcedure({
@@ -11,7 +10,7 @@ export const leadsDelete = defineProcedure({
   scope: 'leads.delete',
   exposed: true,
   description: 'Deletes a lead; its contact stays, as a contact of the workspace.',
-  input: z.strictObject({ id: idField }),
+  input: objectOf({ id: idOf('lead') }),
   async handler({ ctx, input }) {
     return ctx.db.transaction(async (trx) => {
       // The lead as it was, locked, so the event carries what was deleted.

@@ -1,8 +1,7 @@
-import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
 import { notInWorkspace } from '../shared/references';
 import * as leadsQueries from '../../db/queries/leads.queries';
-import { idField } from '../shared/fields';
+import { idOf, objectOf } from '../shared/fields';
 
 export const leadsGetById = defineProcedure({
   name: 'leads.getById',
@@ -10,7 +9,7 @@ export const leadsGetById = defineProcedure({
   scope: 'leads.read',
   exposed: true,
   description: 'One lead by id.',
-  input: z.strictObject({ id: idField }),
+  input: objectOf({ id: idOf('lead') }),
   async handler({ ctx, input }) {
     const lead = await leadsQueries.getById(ctx.db, ctx.orgId, input.id);
     if (!lead) throw notInWorkspace('leads', input.id);

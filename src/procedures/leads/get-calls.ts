@@ -1,13 +1,12 @@
-import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
 import { notInWorkspace } from '../shared/references';
 import * as leadCallsQueries from '../../db/queries/lead-calls.queries';
 import { existsInWorkspace } from '../../db/queries/references.queries';
 import { toPage } from '../../db/pagination';
-import { idField } from '../shared/fields';
+import { idOf, objectOf } from '../shared/fields';
 import { pageFields } from '../shared/pagination.schema';
 
-export const leadsGetCallsInput = z.strictObject({ id: idField, ...pageFields });
+export const leadsGetCallsInput = objectOf({ id: idOf('lead'), ...pageFields });
 
 export const leadsGetCalls = defineProcedure({
   name: 'leads.getCalls',

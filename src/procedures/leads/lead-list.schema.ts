@@ -2,16 +2,17 @@ import { z } from 'zod';
 import { LEAD_STATUSES } from '../../domain/lead-status';
 import { toSearchTerm } from '../../domain/phone';
 import type { LeadListFilters } from '../../db/queries/leads.queries';
-import { idField, text } from '../shared/fields';
+import { enumOf, idOf, objectOf, text } from '../shared/fields';
 import { pageFields, queryPageFields } from '../shared/pagination.schema';
 
 /** Filters shared by `leads.getAll` and `GET /api/v1/leads`. */
 const filterFields = {
-  status: z.enum(LEAD_STATUSES).optional(),
+  status: enumOf(LEAD_STATUSES).optional(),
   search: text(200).optional(),
-  assignedToId: idField.optional(),
+  /** A member's id, or `unassigned` for leads without one. */
+  assignedToId: idOf('mem', { orUnassigned: true }).optional(),
   /** `pagination.nextCursor` of the previous page: a keyset walk instead of page numbers. */
-  cursor: text(1000).min(1, 'must not be empty').optional(),
+  cursor: text(1000, { min: 1, what: 'the pagination.nextCursor of the previous page (text of 1 to 1000 characters)' }).optional(),
 };
 
 /** `page` has no default here: leaving it out is what allows a cursor (page 1 is applied later). */
@@ -21,14 +22,12 @@ function eitherPageOrCursor(value: { page?: number; cursor?: string }, ctx: z.Re
   }
 }
 
-export const leadsGetAllInput = z
-  .strictObject({ ...filterFields, page: pageFields.page.unwrap().optional(), pageSize: pageFields.pageSize })
+export const leadsGetAllInput = objectOf({ ...filterFields, page: pageFields.page.unwrap().optional(), pageSize: pageFields.pageSize })
   .superRefine(eitherPageOrCursor)
   .prefault({});
 
 /** The REST list's query string: the same filters, page numbers parsed from text. */
-export const leadsListQuery = z
-  .strictObject({ ...filterFields, page: queryPageFields.page.unwrap().optional(), pageSize: queryPageFields.pageSize })
+export const leadsListQuery = objectOf({ ...filterFields, page: queryPageFields.page.unwrap().optional(), pageSize: queryPageFields.pageSize })
   .superRefine(eitherPageOrCursor);
 
 export type LeadsListInput = z.output<typeof leadsGetAllInput>;

@@ -1,16 +1,16 @@
-import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
 import { notInWorkspace } from '../shared/references';
 import * as leadsQueries from '../../db/queries/leads.queries';
 import * as leadCallsQueries from '../../db/queries/lead-calls.queries';
 import { CALL_OUTCOMES, assertCallCanBeLogged } from '../../domain/lead-status';
-import { dateTimeField, idField, text } from '../shared/fields';
+import { enumOf, idOf, objectOf, text } from '../shared/fields';
+import { dateTimeField } from '../shared/format-fields';
 import { recordEvents } from '../../events/record-events';
 import { leadChangeEvents } from './lead-events';
 
-export const leadsLogCallInput = z.strictObject({
-  id: idField,
-  outcome: z.enum(CALL_OUTCOMES),
+export const leadsLogCallInput = objectOf({
+  id: idOf('lead'),
+  outcome: enumOf(CALL_OUTCOMES),
   notes: text(10_000).nullable().optional(),
   /** When to call next; absent or null clears the lead's next call. */
   nextCallAt: dateTimeField.nullable().optional(),

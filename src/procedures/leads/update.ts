@@ -1,28 +1,27 @@
-import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
 import * as leadsQueries from '../../db/queries/leads.queries';
 import * as contactsQueries from '../../db/queries/contacts.queries';
 import { LEAD_STATUSES, assertStatusChangeAllowed } from '../../domain/lead-status';
 import { uniqueInOrder } from '../../domain/phone';
-import { dateTimeField, emailField, idField, phoneField, requiredText, text } from '../shared/fields';
-import { assertMemberInWorkspace, notInWorkspace } from '../shared/references';
-import { normalisePhones, phonesAt } from '../shared/phones';
+import { enumOf, idOf, listOf, objectOf, requiredText, text } from '../shared/fields';
+import { dateTimeField, emailField, phoneField } from '../shared/format-fields';
+import { notInWorkspace, referenceTo } from '../shared/references';
 import { assertUnchangedSince, expectedUpdatedAtField } from '../shared/concurrency';
 import { recordEvents, type EventDraft } from '../../events/record-events';
 import { leadChangeEvents } from './lead-events';
 
 /** Absent means unchanged; null clears a nullable field. */
-export const leadsUpdateInput = z.strictObject({
-  id: idField,
+export const leadsUpdateInput = objectOf({
+  id: idOf('lead'),
   name: requiredText(200).optional(),
-  phones: z.array(phoneField).max(20).optional(),
-  emails: z.array(emailField).max(20).optional(),
+  phones: listOf(phoneField, { of: 'phone numbers', max: 20 }).optional(),
+  emails: listOf(emailField, { of: 'email addresses', max: 20 }).optional(),
   company: text(200).nullable().optional(),
   source: text(200).nullable().optional(),
   notes: text(10_000).nullable().optional(),
-  status: z.enum(LEAD_STATUSES).optional(),
+  status: enumOf(LEAD_STATUSES).optional(),
   nextCallAt: dateTimeField.nullable().optional(),
-  assignedToId: idField.nullable().optional(),
+  assignedToId: referenceTo('orgMembers').nullable().optional(),
   /** The `updatedAt` the caller last read; a lead changed since is a 409 and nothing is written. */
   expectedUpdatedAt: expectedUpdatedAtField,
 });
@@ -35,14 +34,13 @@ export const leadsUpdate = defineProcedure({
   description: 'Changes the given fields of a lead (and its contact); absent fields stay, null clears.',
   input: leadsUpdateInput,
   async handler({ ctx, input }) {
-    const phones = input.phones && normalisePhones(phonesAt('phones', input.phones), ctx.org.phoneRegion);
+    const phones = input.phones && uniqueInOrder(input.phones);
     const emails = input.emails && uniqueInOrder(input.emails);
     return ctx.db.transaction(async (trx) => {
       const current = await leadsQueries.lockForUpdate(trx, ctx.orgId, input.id);
       if (!current) throw notInWorkspace('leads', input.id);
       assertUnchangedSince('lead', current.updatedAt, input.expectedUpdatedAt);
       if (input.status) assertStatusChangeAllowed(current.status, input.status);
-      if (input.assignedToId) await assertMemberInWorkspace(trx, ctx.orgId, input.assignedToId, 'assignedToId');
       const contactPatch = { name: input.name, phones, emails, company: input.company };
       const events: EventDraft[] = [];
       if (Object.values(contactPatch).some((v) => v !== undefined)) {

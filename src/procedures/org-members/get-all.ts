@@ -1,7 +1,7 @@
-import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
 import * as membersQueries from '../../db/queries/members.queries';
 import { toPage } from '../../db/pagination';
+import { objectOf } from '../shared/fields';
 import { pageFields } from '../shared/pagination.schema';
 
 export const orgMembersGetAll = defineProcedure({
@@ -10,7 +10,7 @@ export const orgMembersGetAll = defineProcedure({
   scope: 'orgMembers.read',
   exposed: true,
   description: "A page of the workspace's members, by name.",
-  input: z.strictObject({ ...pageFields }).prefault({}),
+  input: objectOf({ ...pageFields }).prefault({}),
   async handler({ ctx, input }) {
     const { members, total } = await membersQueries.list(ctx.db, ctx.orgId, input);
     return toPage(members, total, input);

@@ -1,7 +1,6 @@
-import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
 import * as membersQueries from '../../db/queries/members.queries';
-import { idField } from '../shared/fields';
+import { idOf, objectOf } from '../shared/fields';
 import { notInWorkspace } from '../shared/references';
 
 export const orgMembersGetById = defineProcedure({
@@ -10,7 +9,7 @@ export const orgMembersGetById = defineProcedure({
   scope: 'orgMembers.read',
   exposed: true,
   description: 'One member of the workspace by id.',
-  input: z.strictObject({ id: idField }),
+  input: objectOf({ id: idOf('mem') }),
   async handler({ ctx, input }) {
     const member = await membersQueries.getById(ctx.db, ctx.orgId, input.id);
     if (!member) throw notInWorkspace('orgMembers', input.id);

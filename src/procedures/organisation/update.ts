@@ -3,16 +3,21 @@ import { isSupportedCountry } from 'libphonenumber-js';
 import { defineProcedure } from '../../rpc/define-procedure';
 import * as orgsQueries from '../../db/queries/orgs.queries';
 import { AppError } from '../../errors/app-error';
-import { requiredText } from '../shared/fields';
+import { objectOf, requiredText, withKind } from '../shared/fields';
+import { expected } from '../shared/expected';
 import { assertUnchangedSince, expectedUpdatedAtField } from '../shared/concurrency';
 
 /** A region phones can be read in: an ISO 3166 code that libphonenumber knows (so `ZZ` is refused). */
-const phoneRegionField = z
-  .string()
-  .max(16)
-  .trim()
-  .toUpperCase()
-  .refine((region) => /^[A-Z]{2}$/.test(region) && isSupportedCountry(region), 'must be a two-letter country code phone numbers can be read in, e.g. GB');
+const REGION = 'a two-letter country code phone numbers can be read in, e.g. GB';
+const phoneRegionField = withKind(
+  'region',
+  z
+    .string({ error: (issue) => expected(REGION, issue.input) })
+    .max(16)
+    .trim()
+    .toUpperCase()
+    .refine((region) => /^[A-Z]{2}$/.test(region) && isSupportedCountry(region)),
+);
 
 export const organisationUpdate = defineProcedure({
   name: 'organisation.update',
@@ -21,7 +26,7 @@ export const organisationUpdate = defineProcedure({
   // The workspace's own settings are changed in the app, never by an API key.
   exposed: false,
   description: "Changes the workspace's name or default phone region (app only).",
-  input: z.strictObject({
+  input: objectOf({
     name: requiredText(200).optional(),
     phoneRegion: phoneRegionField.optional(),
     expectedUpdatedAt: expectedUpdatedAtField,

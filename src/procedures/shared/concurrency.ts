@@ -1,5 +1,5 @@
 import { AppError } from '../../errors/app-error';
-import { dateTimeField } from './fields';
+import { dateTimeField } from './format-fields';
 
 /**
  * Optimistic concurrency for every `update`: the caller sends the `updatedAt` it last saw; if the

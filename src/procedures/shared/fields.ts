@@ -1,49 +1,142 @@
 import { z } from 'zod';
+import type { IdPrefix } from '../../domain/ids';
+import { described, expected, expectedLength, expectedSize } from './expected';
+
+/**
+ * The field builders: every field of every input is made here (or, for values with a format such
+ * as emails, phones, dates and currencies, in format-fields.ts), and says in its own zod `error`
+ * what it expects, in the words of expected.ts. Each builder records the kind of field it made in
+ * `fieldKinds`, so tests/integration/validation-messages.test.ts can walk every input and fail on
+ * a field no builder made. A builder's schema is final: wrap it (`.optional()`, `.nullable()`),
+ * never chain a check onto it, which would make an unrecorded copy.
+ */
+export type FieldKind =
+  | 'text' | 'id' | 'email' | 'phone' | 'dateTime' | 'date' | 'currency' | 'wholeNumber' | 'enum' | 'boolean' | 'list' | 'timeZone' | 'url' | 'region';
+
+export const fieldKinds = z.registry<{ kind: FieldKind }>();
+
+export function withKind<T extends z.ZodType>(kind: FieldKind, schema: T): T {
+  fieldKinds.add(schema, { kind });
+  return schema;
+}
 
 /** PostgreSQL's `text` refuses the NUL character: refused here with a 400 rather than a 500 there. */
 const NO_NUL = /^[^\u0000]*$/;
 /** An unpaired UTF-16 surrogate (from a JSON `"\ud800"` escape) would be stored as U+FFFD, silently changed. */
 const WELL_FORMED = /^[^\uD800-\uDFFF]*$/u;
+const NUL_MESSAGE = 'expected text without the NUL character (\\u0000)';
+const SURROGATE_MESSAGE = 'expected well-formed Unicode text (no unpaired surrogates)';
 
-/** Strings PostgreSQL can store as given, at most `maxLength` characters. */
-export function text(maxLength: number) {
-  return z
-    .string()
-    .max(maxLength)
-    .regex(NO_NUL, 'must not contain the NUL character')
-    .regex(WELL_FORMED, 'must be well-formed Unicode (no unpaired surrogates)');
+/** `schema` refusing what PostgreSQL's `text` cannot store as given (for a string field built outside this module). */
+export function storable(schema: z.ZodString): z.ZodString {
+  return schema.regex(NO_NUL, NUL_MESSAGE).regex(WELL_FORMED, SURROGATE_MESSAGE);
+}
+
+/** A string schema's `error`: every issue worded around `what` (`too_big` measured against `longest`). */
+export function words(what: string, longest = what) {
+  return (issue: z.core.$ZodRawIssue) => (issue.code === 'too_big' ? expectedLength(longest, issue.input) : expected(what, issue.input));
+}
+
+/** Strings PostgreSQL can store as given, at most `maxLength` characters (`min` of them, when given). */
+export function text(maxLength: number, options: { min?: number; what?: string } = {}) {
+  const what = options.what ?? `text of ${options.min ? `${options.min} to ` : 'at most '}${maxLength} characters`;
+  const schema = storable(z.string({ error: words(what) }).max(maxLength));
+  return withKind('text', options.min ? schema.min(options.min) : schema);
 }
 
 /** A required, non-blank string, trimmed. */
 export function requiredText(maxLength: number) {
-  return z
-    .string()
-    .trim()
-    .min(1, 'must not be empty')
-    .max(maxLength)
-    .regex(NO_NUL, 'must not contain the NUL character')
-    .regex(WELL_FORMED, 'must be well-formed Unicode (no unpaired surrogates)');
+  const what = `non-blank text of at most ${maxLength} characters`;
+  return withKind('text', storable(z.string({ error: words(what) }).trim().min(1).max(maxLength)));
 }
 
-/** Ids are opaque strings; one that names nothing in the workspace is a 404, not a 400. */
-export const idField = text(64).min(1, 'must not be empty');
+const ID_NOUNS: Record<IdPrefix, string> = {
+  org: 'workspace', mem: 'member', con: 'contact', lead: 'lead', cli: 'client', task: 'task', inv: 'invoice', line: 'invoice line',
+  key: 'API key', call: 'call', evt: 'event', wh: 'webhook endpoint', dlv: 'webhook delivery',
+};
+/** What ids look like (src/domain/ids.ts: a prefix and 22 base62 characters); any text is taken. */
+const ID_EXAMPLE = '3kTMd9VbX2qLr7NwY5pHcZ';
+const MAX_ID_LENGTH = 64;
 
-/** Trimmed and lowercased before it is checked, so `" Ana@Example.COM "` is stored as `ana@example.com`. */
-export const emailField = z
-  .string()
-  .max(320) // bounds the work of trimming; the address itself is at most 254 (RFC 5321)
-  .trim()
-  .toLowerCase()
-  .pipe(z.email('must be an email address').max(254));
-
-/** A phone as the caller typed it; the handler reads it in the workspace's region and stores E.164. */
-export const phoneField = requiredText(40);
+function idSchema(what: string, longest: string) {
+  return storable(z.string({ error: words(what, longest) }).max(MAX_ID_LENGTH)).min(1);
+}
 
 /**
- * A point in time: a Date (from a superjson client) or an ISO 8601 string with a time zone
- * (for plain-JSON clients such as curl). Invalid Dates are refused, and so are years outside
- * 0001-9999 (RFC 3339's range), which plain-JSON answers could not write as four-digit years.
+ * An id of the record kind its prefix names (`lead_...`). Ids are opaque: the prefix is not
+ * enforced, and one that names nothing in the workspace is a 404, not a 400 (see referenceTo).
+ * `orUnassigned`: a list filter on an assignee also takes the literal `unassigned`.
  */
-export const dateTimeField = z
-  .union([z.date(), z.iso.datetime({ offset: true }).max(64).transform((s) => new Date(s))])
-  .refine((d) => d.getUTCFullYear() >= 1 && d.getUTCFullYear() <= 9999, 'must be between the years 0001 and 9999');
+export function idOf(prefix: IdPrefix, options: { orUnassigned?: boolean } = {}) {
+  const noun = ID_NOUNS[prefix];
+  const example = `e.g. ${prefix}_${ID_EXAMPLE}${options.orUnassigned ? ', or "unassigned"' : ''}`;
+  const article = /^[aeiouAEIOU]/.test(noun) ? 'an' : 'a';
+  return withKind('id', idSchema(`${article} ${noun} id, ${example}`, `${article} ${noun} id of at most ${MAX_ID_LENGTH} characters, ${example}`));
+}
+
+/** An id whose kind the input does not fix (the developer routes' paths); procedures use idOf. */
+export const idField = withKind('id', idSchema(`an id (text of 1 to ${MAX_ID_LENGTH} characters)`, `an id of at most ${MAX_ID_LENGTH} characters`));
+
+/**
+ * An integer in [min, max] (no maximum when `max` is undefined); `what` names it ("a whole number
+ * of minor units"), `note` follows the range ("e.g. 1999 for 19.99").
+ */
+function wholeNumberSchema(min: number, max: number | undefined, what = 'a whole number', note?: string) {
+  const range = max === undefined ? `of at least ${min}` : `from ${min} to ${max}`;
+  const expectation = `${what} ${range}${note ? ` (${note})` : ''}`;
+  const schema = z.number({ error: (issue) => expected(expectation, issue.input) }).int().min(min);
+  return max === undefined ? schema : schema.max(max);
+}
+
+export function wholeNumber(min: number, max: number | undefined, what?: string, note?: string) {
+  return withKind('wholeNumber', wholeNumberSchema(min, max, what, note));
+}
+
+/** A whole number at least `min` where more than `clampAt` is read as `clampAt` (page sizes, as the spec says). */
+export function clampedWholeNumber(min: number, clampAt: number) {
+  return withKind('wholeNumber', wholeNumberSchema(min, undefined, 'a whole number', `above ${clampAt} reads as ${clampAt}`).transform((n) => Math.min(n, clampAt)));
+}
+
+/** Longest list of allowed values written out in full; a longer one is shown by a few examples. */
+const LISTED_VALUES_CHARS = 120;
+
+/** One of `values`, listed in the message (or a few of them, for `noun`, when they are many). */
+export function enumOf<const T extends readonly string[]>(values: T, noun = 'a known value') {
+  const all = values.join(', ');
+  const what = all.length <= LISTED_VALUES_CHARS ? `one of ${all}` : `${noun}, e.g. ${values.slice(0, 3).join(', ')} (${values.length} in all)`;
+  return withKind('enum', z.enum(values, { error: (issue) => expected(what, issue.input) }));
+}
+
+export const booleanField = withKind('boolean', z.boolean({ error: (issue) => expected('true or false', issue.input) }));
+
+/** A list of `item`s, `of` naming them ("phone numbers"); `emptyMessage` replaces the one for a list under `min`. */
+export function listOf<T extends z.ZodType>(item: T, options: { of: string; max: number; min?: number; emptyMessage?: string }) {
+  const { of, max, min, emptyMessage } = options;
+  const what = `a list of ${min ? `${min} to ${max}` : `at most ${max}`} ${of}`;
+  const schema = z
+    .array(item, {
+      error: (issue: z.core.$ZodRawIssue) => {
+        if (issue.code === 'too_small' && emptyMessage) return emptyMessage;
+        return issue.code === 'too_big' || issue.code === 'too_small' ? expectedSize(what, issue.input) : expected(`a list (JSON array) of ${of}`, issue.input);
+      },
+    })
+    .max(max);
+  return withKind('list', min ? schema.min(min) : schema);
+}
+
+/**
+ * An input object taking exactly these fields. Its message for a wrong type names them, and so
+ * does the one for an unknown field (`pagesize: unknown field; expected only the fields ...`, put
+ * together by src/errors/zod-issues.ts, which gives each unknown key its own issue).
+ */
+export function objectOf<S extends z.core.$ZodLooseShape>(shape: S) {
+  const keys = Object.keys(shape);
+  const fields = keys.length === 0 ? 'no fields' : `the fields ${keys.join(', ')}`;
+  return z.strictObject(shape, {
+    error: (issue) => {
+      if (issue.code === 'unrecognized_keys') return keys.length === 0 ? 'expected no fields' : `expected only ${fields}`;
+      if (issue.input === undefined) return `expected an object with ${fields}; none was given`;
+      return `expected an object with ${fields}, got ${described(issue.input)}`;
+    },
+  });
+}

@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import { text } from './fields';
+import { listOf, text } from './fields';
 
 /**
  * Most scopes one key or token may be asked for: every scope there is (knownScopes(), 26 today)
@@ -17,5 +16,6 @@ export const MAX_SCOPE_LENGTH = 64;
  * of procedures that knownScopes() reads, so it imports nothing from it).
  */
 export function scopeListField(emptyMessage?: string) {
-  return z.array(text(MAX_SCOPE_LENGTH)).min(1, emptyMessage).max(MAX_SCOPES);
+  const scope = text(MAX_SCOPE_LENGTH, { what: `a scope name of at most ${MAX_SCOPE_LENGTH} characters, e.g. leads.read` });
+  return listOf(scope, { of: 'scope names', min: 1, max: MAX_SCOPES, emptyMessage });
 }

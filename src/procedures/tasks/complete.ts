@@ -1,9 +1,8 @@
-import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
 import { recordEvents } from '../../events/record-events';
 import * as tasksQueries from '../../db/queries/tasks.queries';
 import { completeTask } from '../../domain/task-status';
-import { idField } from '../shared/fields';
+import { idOf, objectOf } from '../shared/fields';
 import { notInWorkspace } from '../shared/references';
 
 export const tasksComplete = defineProcedure({
@@ -12,7 +11,7 @@ export const tasksComplete = defineProcedure({
   scope: 'tasks.update',
   exposed: true,
   description: 'Marks an OPEN task DONE, completed now; a task already DONE is a 409.',
-  input: z.strictObject({ id: idField }),
+  input: objectOf({ id: idOf('task') }),
   async handler({ ctx, input }) {
     return ctx.db.transaction(async (trx) => {
       // Locked so that two concurrent completions cannot both succeed.

@@ -1,17 +1,17 @@
-import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
 import { recordEvents } from '../../events/record-events';
 import * as tasksQueries from '../../db/queries/tasks.queries';
-import { dateTimeField, idField, requiredText, text } from '../shared/fields';
-import { assertTaskReferences } from './references';
+import { objectOf, requiredText, text } from '../shared/fields';
+import { dateTimeField } from '../shared/format-fields';
+import { taskReferences } from './references';
 
-export const tasksCreateInput = z.strictObject({
+export const tasksCreateInput = objectOf({
   title: requiredText(500),
   description: text(10_000).nullable().optional(),
   dueAt: dateTimeField.nullable().optional(),
-  leadId: idField.nullable().optional(),
-  clientId: idField.nullable().optional(),
-  assignedToId: idField.nullable().optional(),
+  leadId: taskReferences.leadId.nullable().optional(),
+  clientId: taskReferences.clientId.nullable().optional(),
+  assignedToId: taskReferences.assignedToId.nullable().optional(),
 });
 
 export const tasksCreate = defineProcedure({
@@ -23,7 +23,6 @@ export const tasksCreate = defineProcedure({
   input: tasksCreateInput,
   async handler({ ctx, input }) {
     return ctx.db.transaction(async (trx) => {
-      await assertTaskReferences(trx, ctx.orgId, input);
       const task = await tasksQueries.insert(trx, ctx.orgId, {
         title: input.title,
         description: input.description ?? null,

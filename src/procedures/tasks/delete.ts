@@ -1,8 +1,7 @@
-import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
 import { recordEvents } from '../../events/record-events';
 import * as tasksQueries from '../../db/queries/tasks.queries';
-import { idField } from '../shared/fields';
+import { idOf, objectOf } from '../shared/fields';
 import { notInWorkspace } from '../shared/references';
 
 export const tasksDelete = defineProcedure({
@@ -11,7 +10,7 @@ export const tasksDelete = defineProcedure({
   scope: 'tasks.delete',
   exposed: true,
   description: 'Deletes a task.',
-  input: z.strictObject({ id: idField }),
+  input: objectOf({ id: idOf('task') }),
   async handler({ ctx, input }) {
     return ctx.db.transaction(async (trx) => {
       // The task as it was, locked, so the event carries what was deleted.

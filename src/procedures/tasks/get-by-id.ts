@@ -1,7 +1,6 @@
-import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
 import * as tasksQueries from '../../db/queries/tasks.queries';
-import { idField } from '../shared/fields';
+import { idOf, objectOf } from '../shared/fields';
 import { notInWorkspace } from '../shared/references';
 
 export const tasksGetById = defineProcedure({
@@ -10,7 +9,7 @@ export const tasksGetById = defineProcedure({
   scope: 'tasks.read',
   exposed: true,
   description: 'One task by id.',
-  input: z.strictObject({ id: idField }),
+  input: objectOf({ id: idOf('task') }),
   async handler({ ctx, input }) {
     const task = await tasksQueries.getById(ctx.db, ctx.orgId, input.id);
     if (!task) throw notInWorkspace('tasks', input.id);

@@ -1,23 +1,23 @@
-import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
 import { recordEvents } from '../../events/record-events';
 import * as tasksQueries from '../../db/queries/tasks.queries';
 import { TASK_STATUSES, setTaskStatus } from '../../domain/task-status';
-import { dateTimeField, idField, requiredText, text } from '../shared/fields';
+import { enumOf, idOf, objectOf, requiredText, text } from '../shared/fields';
+import { dateTimeField } from '../shared/format-fields';
 import { assertUnchangedSince, expectedUpdatedAtField } from '../shared/concurrency';
 import { notInWorkspace } from '../shared/references';
-import { assertTaskReferences } from './references';
+import { taskReferences } from './references';
 
 /** Absent means unchanged; null clears a nullable field. */
-export const tasksUpdateInput = z.strictObject({
-  id: idField,
+export const tasksUpdateInput = objectOf({
+  id: idOf('task'),
   title: requiredText(500).optional(),
   description: text(10_000).nullable().optional(),
   dueAt: dateTimeField.nullable().optional(),
-  leadId: idField.nullable().optional(),
-  clientId: idField.nullable().optional(),
-  assignedToId: idField.nullable().optional(),
-  status: z.enum(TASK_STATUSES).optional(),
+  leadId: taskReferences.leadId.nullable().optional(),
+  clientId: taskReferences.clientId.nullable().optional(),
+  assignedToId: taskReferences.assignedToId.nullable().optional(),
+  status: enumOf(TASK_STATUSES).optional(),
   expectedUpdatedAt: expectedUpdatedAtField,
 });
 
@@ -33,7 +33,6 @@ export const tasksUpdate = defineProcedure({
       const current = await tasksQueries.lockForUpdate(trx, ctx.orgId, input.id);
       if (!current) throw notInWorkspace('tasks', input.id);
       assertUnchangedSince('task', current.updatedAt, input.expectedUpdatedAt);
-      await assertTaskReferences(trx, ctx.orgId, input);
       const state = input.status ? setTaskStatus(current, input.status, new Date()) : current;
       const task = (await tasksQueries.update(trx, ctx.orgId, input.id, {
         title: input.title,

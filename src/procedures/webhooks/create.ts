@@ -1,14 +1,13 @@
-import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
 import { AppError } from '../../errors/app-error';
 import * as webhooksQueries from '../../db/queries/webhooks.queries';
 import { newEndpointSecret } from '../../webhooks/endpoint-secret';
+import { objectOf } from '../shared/fields';
 import {
-  MAX_ENDPOINTS_PER_WORKSPACE, assertCanSubscribe, assertEndpointUrlAllowed, endpointDescriptionField, endpointEventsField,
-  endpointUrlField, ownerOf,
+  MAX_ENDPOINTS_PER_WORKSPACE, assertCanSubscribe, endpointDescriptionField, endpointEventsField, endpointUrlField, ownerOf,
 } from './endpoint.schema';
 
-export const webhooksCreateInput = z.strictObject({
+export const webhooksCreateInput = objectOf({
   url: endpointUrlField,
   events: endpointEventsField,
   description: endpointDescriptionField.optional(),
@@ -23,7 +22,6 @@ export const webhooksCreate = defineProcedure({
   input: webhooksCreateInput,
   async handler({ ctx, input }) {
     assertCanSubscribe(ctx.scopes, input.events);
-    await assertEndpointUrlAllowed(input.url, ctx);
     const secret = newEndpointSecret();
     const endpoint = await ctx.db.transaction(async (trx) => {
       await webhooksQueries.lockWorkspaceEndpoints(trx, ctx.orgId);

@@ -1,7 +1,6 @@
-import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
 import * as webhooksQueries from '../../db/queries/webhooks.queries';
-import { idField } from '../shared/fields';
+import { idOf, objectOf } from '../shared/fields';
 import { notInWorkspace } from '../shared/references';
 
 export const webhooksDelete = defineProcedure({
@@ -10,7 +9,7 @@ export const webhooksDelete = defineProcedure({
   scope: 'webhooks.delete',
   exposed: true,
   description: 'Deletes a webhook endpoint; its pending deliveries are never sent, and its delivery log goes with it.',
-  input: z.strictObject({ id: idField }),
+  input: objectOf({ id: idOf('wh') }),
   async handler({ ctx, input }) {
     if (!(await webhooksQueries.remove(ctx.db, ctx.orgId, input.id))) throw notInWorkspace('webhookEndpoints', input.id);
     return { id: input.id, deleted: true as const };

@@ -1,10 +1,10 @@
-import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
 import * as webhooksQueries from '../../db/queries/webhooks.queries';
 import { toPage } from '../../db/pagination';
+import { objectOf } from '../shared/fields';
 import { pageFields } from '../shared/pagination.schema';
 
-export const webhooksGetAllInput = z.strictObject({ ...pageFields }).prefault({});
+export const webhooksGetAllInput = objectOf({ ...pageFields }).prefault({});
 
 export const webhooksGetAll = defineProcedure({
   name: 'webhooks.getAll',

@@ -1,7 +1,6 @@
-import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
 import * as webhooksQueries from '../../db/queries/webhooks.queries';
-import { idField } from '../shared/fields';
+import { idOf, objectOf } from '../shared/fields';
 import { notInWorkspace } from '../shared/references';
 
 export const webhooksGetById = defineProcedure({
@@ -10,7 +9,7 @@ export const webhooksGetById = defineProcedure({
   scope: 'webhooks.read',
   exposed: true,
   description: 'One webhook endpoint by id (never its secret).',
-  input: z.strictObject({ id: idField }),
+  input: objectOf({ id: idOf('wh') }),
   async handler({ ctx, input }) {
     const endpoint = await webhooksQueries.getById(ctx.db, ctx.orgId, input.id);
     if (!endpoint) throw notInWorkspace('webhookEndpoints', input.id);

@@ -1,15 +1,14 @@
-import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
 import * as webhooksQueries from '../../db/queries/webhooks.queries';
 import * as deliveryLogQueries from '../../db/queries/webhook-delivery-log.queries';
 import { toPage } from '../../db/pagination';
-import { idField } from '../shared/fields';
+import { enumOf, idOf, objectOf } from '../shared/fields';
 import { pageFields } from '../shared/pagination.schema';
 import { notInWorkspace } from '../shared/references';
 
-export const webhooksGetDeliveriesInput = z.strictObject({
-  id: idField,
-  status: z.enum(['pending', 'succeeded', 'failed']).optional(),
+export const webhooksGetDeliveriesInput = objectOf({
+  id: idOf('wh'),
+  status: enumOf(['pending', 'succeeded', 'failed']).optional(),
   ...pageFields,
 });
 

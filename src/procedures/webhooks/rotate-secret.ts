@@ -1,14 +1,13 @@
-import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
 import * as webhooksQueries from '../../db/queries/webhooks.queries';
 import { newEndpointSecret } from '../../webhooks/endpoint-secret';
-import { idField } from '../shared/fields';
+import { idOf, objectOf, wholeNumber } from '../shared/fields';
 import { notInWorkspace } from '../shared/references';
 
-export const webhooksRotateSecretInput = z.strictObject({
-  id: idField,
+export const webhooksRotateSecretInput = objectOf({
+  id: idOf('wh'),
   /** How long the replaced secret stays valid beside the new one (at most a day); 0: not at all. */
-  expirePreviousInSeconds: z.number().int().min(0).max(86_400).default(0),
+  expirePreviousInSeconds: wholeNumber(0, 86_400, 'a whole number of seconds').default(0),
 });
 
 export const webhooksRotateSecret = defineProcedure({
