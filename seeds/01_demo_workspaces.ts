@@ -6,7 +6,7 @@ import { knownScopes } from '../src/procedures/scopes';
 import * as orgsQueries from '../src/db/queries/orgs.queries';
 import * as membersQueries from '../src/db/queries/members.queries';
 import { TABLES } from '../src/db/tables';
-import { COMPANIES, FIRST_NAMES, LAST_NAMES, SOURCES, pick, seededRandom } from './demo-data';
+import { COMPANIES, FIRST_NAMES, LAST_NAMES, SOURCES, demoEmail, demoPhone, pick, seededRandom } from './demo-data';
 
 export interface DemoSummary {
   orgId: string;
@@ -18,8 +18,10 @@ export interface DemoSummary {
 
 /**
  * Two demo workspaces: "Acme Sales" on the maximum tier with DEVELOPER_API, four members and
- * 300 leads across every status, schedule and assignee; "Corner Shop" on FREE, whose key is
- * refused by the action endpoints. Each load makes new workspaces (ids are random).
+ * 300 leads across every status, schedule and assignee (each CONVERTED one with its client);
+ * "Corner Shop" on FREE, in the US, whose key is refused by the action endpoints. Every record is
+ * one the API accepts as it is (tests/integration/demo-data-valid.test.ts). Each load makes new
+ * workspaces (ids are random).
  */
 export async function seedDemo(db: Knex): Promise<DemoSummary> {
   const random = seededRandom(42);
@@ -30,37 +32,54 @@ export async function seedDemo(db: Knex): Promise<DemoSummary> {
     await membersQueries.create(db, acme.id, { name: 'Riya Rep', email: 'riya@acme.example' }),
     await membersQueries.create(db, acme.id, { name: 'Alex Admin', email: 'alex@acme.example', permissions: ['ADMIN'] }),
   ];
-  await insertLeads(db, acme.id, 300, members.map((m) => m.id), random);
+  await insertLeads(db, acme, 300, members.map((m) => m.id), random);
   const key = await issueApiKey(db, knownScopes(), { orgId: acme.id, memberId: members[0]!.id, name: 'Demo key', scopes: [...knownScopes()] });
 
   const shop = await orgsQueries.create(db, { name: 'Corner Shop', tier: 'FREE', phoneRegion: 'US' });
   const owner = await membersQueries.create(db, shop.id, { name: 'Olu Owner', email: 'olu@shop.example', permissions: ['ADMIN'] });
-  await insertLeads(db, shop.id, 20, [owner.id], random);
+  await insertLeads(db, shop, 20, [owner.id], random);
   const shopKey = await issueApiKey(db, knownScopes(), { orgId: shop.id, memberId: owner.id, name: 'Demo key', scopes: ['leads.read'] });
 
   return { orgId: acme.id, key: key.key, lowerTierOrgId: shop.id, lowerTierKey: shopKey.key };
 }
 
-async function insertLeads(db: Knex, orgId: string, count: number, memberIds: string[], random: () => number): Promise<void> {
+async function insertLeads(
+  db: Knex,
+  org: { id: string; phoneRegion: string },
+  count: number,
+  memberIds: string[],
+  random: () => number,
+): Promise<void> {
+  const orgId = org.id;
   const contacts: Record<string, unknown>[] = [];
+  const clients: Record<string, unknown>[] = [];
   const leads: Record<string, unknown>[] = [];
   const now = Date.now();
   for (let i = 0; i < count; i++) {
     const first = pick(random, FIRST_NAMES);
     const last = pick(random, LAST_NAMES);
     const contactId = newId('con');
-    // Ofcom's ranges for drama: 020 7946 0xxx and 07700 900xxx are never assigned to real lines.
-    const phone = random() < 0.5 ? `+44207946${String(i % 1000).padStart(4, '0')}` : `+447700900${String(i % 1000).padStart(3, '0')}`;
-    contacts.push({
-      org_id: orgId,
-      id: contactId,
-      name: `${first} ${last}`,
-      phones: [phone],
-      emails: random() < 0.8 ? [`${first}.${last}${i}@example.com`.toLowerCase().replace(/[^a-z0-9.@]/g, '')] : [],
-      company: random() < 0.7 ? pick(random, COMPANIES) : null,
-    });
+    const name = `${first} ${last}`;
+    const phone = demoPhone(random, org.phoneRegion, i);
+    const emails = random() < 0.8 ? [demoEmail(first, last, i)] : [];
+    const company = random() < 0.7 ? pick(random, COMPANIES) : null;
+    const createdAt = new Date(now - Math.round(random() * 90 * 86_400_000));
+    // leads.create writes the contact and its lead together.
+    contacts.push({ org_id: orgId, id: contactId, name, phones: [phone], emails, company, created_at: createdAt });
     const status = i < LEAD_STATUSES.length ? LEAD_STATUSES[i]! : pick(random, LEAD_STATUSES);
     const scheduled = status !== 'CONVERTED' && status !== 'LOST' && random() < 0.7;
+    // As leads.convert leaves a lead: linked to a client made from its contact, and when it was
+    // converted recorded (the dashboard's conversion counts read it).
+    let clientId: string | null = null;
+    let convertedAt: Date | null = null;
+    if (status === 'CONVERTED') {
+      clientId = newId('cli');
+      convertedAt = new Date(createdAt.getTime() + Math.round(random() * (now - createdAt.getTime())));
+      clients.push({
+        org_id: orgId, id: clientId, name, contact_id: contactId, company, email: emails[0] ?? null, phone, notes: null,
+        created_at: convertedAt, updated_at: convertedAt,
+      });
+    }
     leads.push({
       org_id: orgId,
       id: newId('lead'),
@@ -71,9 +90,12 @@ async function insertLeads(db: Knex, orgId: string, count: number, memberIds: st
       next_call_at: scheduled ? new Date(now + Math.round((random() * 30 - 5) * 86_400_000)) : null,
       // Real-world skew: the first member owns most leads, a fifth have no owner.
       assigned_to_id: random() < 0.2 ? null : memberIds[Math.floor(random() ** 2 * memberIds.length)]!,
-      created_at: new Date(now - Math.round(random() * 90 * 86_400_000)),
+      client_id: clientId,
+      converted_at: convertedAt,
+      created_at: createdAt,
     });
   }
   await db.batchInsert(TABLES.contacts, contacts, 500);
+  await db.batchInsert(TABLES.clients, clients, 500);
   await db.batchInsert(TABLES.leads, leads, 500);
 }
