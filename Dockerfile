@@ -9,9 +9,11 @@ ARG NODE_IMAGE=node:24-bookworm-slim
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
-# --ignore-scripts: npm 11 on our machines skips unapproved install scripts, and none is needed
-# (esbuild's and @scarf/scarf's are not); saying so keeps npm 10 on Node 22 images identical.
-RUN npm ci --ignore-scripts --no-audit --no-fund
+# --ignore-scripts: no install script is needed to build (esbuild's and @scarf/scarf's are not),
+# and saying so keeps npm 10 on Node 22 images identical. --omit=optional: the embedded
+# database's PostgreSQL binaries (optional dependencies) are for `npm start` on a laptop; the
+# image always runs on DATABASE_URL (NODE_ENV=production refuses the embedded database).
+RUN npm ci --ignore-scripts --omit=optional --no-audit --no-fund
 COPY . .
 RUN npm run build
 
@@ -19,7 +21,7 @@ RUN npm run build
 FROM ${NODE_IMAGE} AS prod-deps
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+RUN npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund && npm cache clean --force
 
 # runtime: compiled output and production node_modules, owned by root and run as `node`, so the
 # process cannot rewrite its own code. No secret is set here: compose or the orchestrator passes them.

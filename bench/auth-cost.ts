@@ -3,11 +3,11 @@
  * a cached key (the hot path, no database round trip) against a key read from the database on
  * every call (cache TTL 0), and the two pure steps the hot path cannot skip.
  *
- *   npx tsx bench/auth-cost.ts                      # embedded database (PGlite)
+ *   npx tsx bench/auth-cost.ts                      # embedded database (a temporary one)
  *   DATABASE_URL=postgres://... npx tsx bench/auth-cost.ts
  *
- * On PostgreSQL the real LISTEN connection keeps the cache on its long TTL; PGlite delivers no
- * NOTIFY across connections, so there a stand-in that is always live does (same code path).
+ * The real LISTEN connection keeps the cache on its long TTL; should it not go live within 3 s, a
+ * stand-in that is always live does (same code path).
  */
 import { cpus } from 'node:os';
 import { connectDatabase } from '../src/db/connect';
@@ -52,7 +52,7 @@ async function main(): Promise<void> {
   const checksum = await microsPerCall(HOT_CALLS, () => isWellFormedApiKey(key));
   const sha256 = await microsPerCall(HOT_CALLS, () => hashApiKeySecret(key));
 
-  const where = process.env.DATABASE_URL ? 'PostgreSQL' : 'embedded PGlite';
+  const where = process.env.DATABASE_URL ? 'PostgreSQL' : 'embedded PostgreSQL';
   console.log(`auth cost per request: Node ${process.version}, ${cpus().length} cores, ${where}, invalidation ${invalidation === listener ? 'LISTEN live' : 'stand-in (always live)'}`);
   console.log(`| case | us per call | calls |`);
   console.log(`|---|---:|---:|`);

@@ -36,8 +36,7 @@ const schema = z.object({
   DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(15_000),
   /**
    * The hottest reads as named prepared statements (src/db/prepared-statements.ts). `false` behind
-   * PgBouncer older than 1.21 in transaction mode, or a server whose connections share a session
-   * (PGlite); the embedded database never uses them.
+   * PgBouncer older than 1.21 in transaction mode.
    */
   DB_NAMED_STATEMENTS: z.enum(['true', 'false'], { error: 'must be true or false' }).default('true').transform((value) => value === 'true'),
   /** Largest accepted request body, in bytes or with a unit (`1mb`, `512kb`). */

@@ -1,11 +1,11 @@
 import { once } from 'node:events';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { runsWebhookWorkerInProcess, type Config } from './config';
 import type { Database } from './db/connect';
 import { connectConfiguredDatabase, exitAfterFlush, loadConfigOrExit, logStartMode, resolveJwtSecretsOrExit } from './server/process-start';
-import * as orgsQueries from './db/queries/orgs.queries';
 import * as apiKeysQueries from './db/queries/api-keys.queries';
+import * as leadsQueries from './db/queries/leads.queries';
 import { hashApiKeySecret } from './domain/api-key-secret';
 import { createApp } from './app';
 import { createLogger, type Logger } from './logger';
@@ -26,26 +26,23 @@ async function main(): Promise<void> {
   const logger = createLogger(config.LOG_LEVEL, { nodeEnv: config.NODE_ENV });
   logStartMode(logger, config, jwtSecrets.source);
   const database = await connectConfiguredDatabase(config, logger, { applicationName: 'workspace-api', migrate: true });
-  if (database.embedded) await announceDemoKey(database, config, logger);
+  const demo = database.embedded ? await loadDemo(database, config) : undefined;
 
-  // Connects in the background: until its first round trip succeeds, keys get the short TTL. The
-  // embedded database delivers a NOTIFY only to the connection that sent it, so it gets none.
-  const cacheInvalidation = config.DATABASE_URL
-    ? createCacheInvalidationListener({ url: config.DATABASE_URL, db: database.db, logger })
-    : undefined;
-  if (cacheInvalidation) cacheInvalidation.start();
-  else logger.info(`embedded database: verified API keys are trusted for ${config.KEY_CACHE_TTL_MS} ms (no change notifications)`);
+  // Connects in the background: until its first round trip succeeds, keys get the short TTL.
+  const cacheInvalidation = createCacheInvalidationListener({ url: config.DATABASE_URL ?? database.embedded!.url, db: database.db, logger });
+  cacheInvalidation.start();
   const rateLimiter = await createRateLimiterFromConfig(config, logger);
   const server = createHttpServer(createApp({ db: database.db, config: { ...config, ...jwtSecrets.secrets }, logger, cacheInvalidation, rateLimiter })).listen(config.PORT, config.HOST);
   await once(server, 'listening');
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   logger.info({ port, database: database.embedded ? 'embedded' : 'postgres' }, `listening on http://localhost:${port}`);
+  if (demo) announceDemo(logger, demo, `http://localhost:${port}`);
 
   const idempotencyCleanup = startIdempotencyCleanup({ db: database.db, logger });
   const eventsRetention = startEventsRetention({ db: database.db, logger, retentionDays: config.EVENTS_RETENTION_DAYS });
   const counterFolding = startCounterFolding({ db: database.db, logger });
-  // The embedded database lives in this process, so no separate worker can reach it: deliver here.
+  // The embedded database lives and dies with this process, so its deliveries run here too.
   const deliveryWorker = runsWebhookWorkerInProcess(config) ? createDeliveryWorkerFromConfig(config, database.db, logger) : undefined;
   deliveryWorker?.start();
   if (deliveryWorker) logger.info('webhook deliveries run in this process (WEBHOOK_WORKER_IN_PROCESS)');
@@ -55,7 +52,7 @@ async function main(): Promise<void> {
     await eventsRetention.stop();
     await counterFolding.stop();
     await idempotencyCleanup.stop();
-    await cacheInvalidation?.stop();
+    await cacheInvalidation.stop();
     await rateLimiter?.close();
     await database.close();
   };
@@ -71,20 +68,68 @@ async function main(): Promise<void> {
   }
 }
 
-/** The embedded database is for trying the service: load the demo on first start and show its key each time. */
-async function announceDemoKey(database: Database, config: Config, logger: Logger): Promise<void> {
+interface Demo {
+  key: string;
+  keyFile: string;
+  orgId: string;
+  developerMemberId: string | null;
+  leadId: string | undefined;
+}
+
+/**
+ * The embedded database is for trying the service: the demo is loaded on first start (no key file
+ * yet, whatever the CLI may have made meanwhile), and its key kept for every later one.
+ */
+async function loadDemo(database: Database, config: Config): Promise<Demo | undefined> {
   const keyFile = join(resolve(config.EMBEDDED_DB_DIR), 'demo-key.txt');
-  if ((await orgsQueries.count(database.db)) === 0) {
-    const demo = await seedDemo(database.db);
-    writeFileSync(keyFile, `${demo.key}\n`, { mode: 0o600 });
+  if (!existsSync(keyFile)) {
+    const seeded = await seedDemo(database.db);
+    writeFileSync(keyFile, `${seeded.key}\n`, { mode: 0o600 });
   }
-  if (existsSync(keyFile)) {
-    const key = readFileSync(keyFile, 'utf8').trim();
-    logger.info(`demo API key (every scope, workspace "Acme Sales"): ${key}`);
-    const demo = await apiKeysQueries.findForAuth(database.db, hashApiKeySecret(key));
-    if (demo) logger.info({ orgId: demo.orgId, memberId: demo.memberId }, `demo workspace ${demo.orgId}; its DEVELOPER member ${demo.memberId} (for \`npm run cli -- member token --member ${demo.memberId}\`)`);
-    logger.info(`try: curl -H "Authorization: Bearer ${key}" "http://localhost:${config.PORT}/api/v1/leads?pageSize=2"`);
-  }
+  if (!existsSync(keyFile)) return undefined;
+  const key = readFileSync(keyFile, 'utf8').trim();
+  const demoKey = await apiKeysQueries.findForAuth(database.db, hashApiKeySecret(key));
+  if (!demoKey) return undefined;
+  const firstLead = await leadsQueries.list(database.db, demoKey.orgId, {}, { page: 1, pageSize: 1 });
+  return { key, keyFile, orgId: demoKey.orgId, developerMemberId: demoKey.memberId, leadId: firstLead.leads[0]?.id };
+}
+
+/**
+ * Everything a newcomer needs for a first call, each line ready to paste: plain text on stderr (a
+ * banner for the person at the terminal; stdout stays one JSON object per line), with the ids also
+ * in one log line.
+ */
+function announceDemo(logger: Logger, demo: Demo, baseUrl: string): void {
+  logger.info({ orgId: demo.orgId, memberId: demo.developerMemberId }, 'demo workspace loaded (its key is in the banner on stderr)');
+  const auth = `-H "Authorization: Bearer ${demo.key}"`;
+  const getById = demo.leadId && `${baseUrl}/api/v1/rpc/leads.getById?input=${encodeURIComponent(JSON.stringify({ json: { id: demo.leadId } }))}`;
+  const lines = [
+    '',
+    'Workspace API is running on the embedded database with a demo workspace.',
+    '',
+    `  demo API key      ${demo.key}   (every scope; kept in ${shownPath(demo.keyFile)})`,
+    `  workspace         ${demo.orgId}   "Acme Sales"   (all workspaces: npm run cli -- org list)`,
+    ...(demo.developerMemberId
+      ? [
+          `  DEVELOPER member  ${demo.developerMemberId}`,
+          `  member session    npm run cli -- member token --member ${demo.developerMemberId}`,
+        ]
+      : []),
+    `  developer page    ${baseUrl}/developer`,
+    `  API reference     ${baseUrl}/docs`,
+    '',
+    'Try:',
+    `  curl ${auth} "${baseUrl}/api/v1/leads?pageSize=2"`,
+    ...(getById ? [`  curl ${auth} "${getById}"`] : []),
+    '',
+  ];
+  process.stderr.write(`${lines.join('\n')}\n`);
+}
+
+/** A path as the person at the terminal would type it: relative when under the current folder. */
+function shownPath(path: string): string {
+  const shown = relative(process.cwd(), path);
+  return shown && !shown.startsWith('..') ? shown : path;
 }
 
 main().catch((err) => {

@@ -6,7 +6,7 @@ export interface LoggerOptions {
   /** `development` asks for human-readable output (when pino-pretty is installed); anything else is JSON. */
   nodeEnv?: string;
   /** Where lines go (stdout by default); tests pass an in-memory stream. */
-  destination?: DestinationStream;
+  destination?: DestinationStream & { isTTY?: boolean };
 }
 
 /**
@@ -16,19 +16,21 @@ export interface LoggerOptions {
  * (...)", "Key (email)=(...) already exists"): the log keeps the SQL, its state and constraint.
  */
 export function createLogger(level: string, options: LoggerOptions = {}): Logger {
-  const destination = options.destination ?? (options.nodeEnv === 'development' ? prettyStream() : undefined);
+  const destination = options.nodeEnv === 'development' ? (prettyStream(options.destination ?? process.stdout) ?? options.destination) : options.destination;
   return pino({ level, base: undefined, redact: ['req.headers.authorization', 'req.headers.cookie', 'err.detail'] }, destination);
 }
 
 /**
  * pino-pretty is a dev dependency: the production image does not have it, so it is loaded only
- * if resolvable. Used as an in-process stream (not a transport) so no worker thread is started.
+ * if resolvable. Its formatter is called in-process (no transport, so no worker thread is
+ * started). Colour only for a terminal: piped to a file or a collector, codes would be noise.
  */
-function prettyStream(): DestinationStream | undefined {
+function prettyStream(out: { write(text: string): unknown; isTTY?: boolean }): DestinationStream | undefined {
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const pretty = require('pino-pretty') as typeof import('pino-pretty');
-    return pretty.build({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' });
+    const format = pretty.prettyFactory({ colorize: out.isTTY === true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' });
+    return { write: (line: string) => void out.write(format(line)) };
   } catch {
     return undefined;
   }

@@ -42,8 +42,7 @@ export interface ListenerOptions {
 /**
  * One LISTEN connection per process. The cache may trust an entry for long only while `isLive()`:
  * from the moment a NOTIFY sent through the pool came back on this connection, until the
- * connection fails or a heartbeat goes unanswered. PGlite behind its socket delivers a NOTIFY only
- * to the session that sent it, so there the probe fails and the caches keep their short TTL.
+ * connection fails or a heartbeat goes unanswered.
  */
 export function createCacheInvalidationListener(options: ListenerOptions): CacheInvalidationListener {
   const { url, db, logger, heartbeatMs = 2000, probeTimeoutMs = 2000, applicationName = 'workspace-api key invalidation' } = options;

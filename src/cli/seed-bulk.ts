@@ -21,8 +21,30 @@ export interface SeedBulkOptions {
    * database, the benchmark's), so that nobody else's lists and searches lose their indexes.
    */
   rebuildIndexes?: boolean | 'auto';
+  /** Leads loaded so far, after each batch (and 0 first). */
   onProgress?: (done: number, total: number) => void;
+  /** Each phase as it starts and ends, for a caller that shows them (the CLI renders them on stderr). */
+  onPhase?: (event: SeedBulkPhaseEvent) => void;
 }
+
+/**
+ * The phases of a load, in order: `prepare` (the workspace, its members, and any index an
+ * interrupted load left dropped), `load` (the batches), `indexes` (building again those dropped
+ * for the load), `counters` (folding the counter shards the batches spread), `vacuum` (the
+ * closing VACUUM (ANALYZE)). `seconds` is the phase's own time.
+ */
+export type SeedBulkPhaseEvent =
+  | { phase: 'prepare'; state: 'start'; orgId: string }
+  | { phase: 'prepare'; state: 'end'; seconds: number; membersAdded: number; indexesRebuilt: string[] }
+  | { phase: 'load'; state: 'start'; leads: number; members: number; batches: number; concurrency: number }
+  | { phase: 'load'; state: 'end'; seconds: number; leads: number; failed: boolean }
+  | { phase: 'indexes'; state: 'start'; dropped: string[] }
+  | { phase: 'indexes'; state: 'index'; name: string; position: number; of: number }
+  | { phase: 'indexes'; state: 'end'; seconds: number; built: string[] }
+  | { phase: 'counters'; state: 'start' }
+  | { phase: 'counters'; state: 'end'; seconds: number; folded: number }
+  | { phase: 'vacuum'; state: 'start'; tables: readonly string[] }
+  | { phase: 'vacuum'; state: 'end'; seconds: number };
 
 export interface SeedBulkResult {
   orgId: string;
@@ -51,11 +73,17 @@ const DEFAULT_MEMBERS = ['Alex Morgan', 'Sam Carter', 'Jordan Blake', 'Taylor Re
  */
 export async function seedBulk(db: Db, options: SeedBulkOptions): Promise<SeedBulkResult> {
   const started = performance.now();
+  const report = options.onPhase ?? (() => {});
+  const tenths = (ms: number) => Math.round(ms / 100) / 10;
+  const since = (from: number) => tenths(performance.now() - from);
   const org = await orgsQueries.getById(db, options.orgId);
   if (!org) throw new AppError('NOT_FOUND', `no workspace ${options.orgId}`);
+  report({ phase: 'prepare', state: 'start', orgId: org.id });
   // An earlier load that died before building its indexes again: build them before anything else.
-  let indexesRebuilt = (await deferredIndexesQueries.rebuildDeferredIndexes(db)).length;
+  const leftOver = await deferredIndexesQueries.rebuildDeferredIndexes(db);
+  let indexesRebuilt = leftOver.length;
   let memberIds = await bulkSeedQueries.memberIdsOf(db, org.id);
+  const membersAdded = memberIds.length === 0 ? DEFAULT_MEMBERS.length : 0;
   if (memberIds.length === 0) {
     for (const [i, name] of DEFAULT_MEMBERS.entries()) {
       const email = `${name.toLowerCase().replace(' ', '.')}.${i}@${org.id.toLowerCase()}.example`;
@@ -69,6 +97,10 @@ export async function seedBulk(db: Db, options: SeedBulkOptions): Promise<SeedBu
   const starts = Array.from({ length: Math.ceil(options.leads / batchSize) }, (_, i) => 1 + i * batchSize);
   const rebuild = options.rebuildIndexes ?? 'auto';
   const dropped = rebuild === false ? [] : await deferredIndexesQueries.deferSecondaryIndexes(db, bulkSeedQueries.INSERTED_TABLES, rebuild === 'auto' ? { onlyIfAloneIn: org.id } : {});
+  report({ phase: 'prepare', state: 'end', seconds: since(started), membersAdded, indexesRebuilt: leftOver });
+  const concurrency = Math.min(options.concurrency ?? 2, starts.length);
+  const loadStarted = performance.now();
+  report({ phase: 'load', state: 'start', leads: options.leads, members: memberIds.length, batches: starts.length, concurrency });
   let done = 0;
   options.onProgress?.(0, options.leads);
   // The load is CPU-bound in PostgreSQL (index and trigram maintenance): two connections use two cores.
@@ -82,21 +114,30 @@ export async function seedBulk(db: Db, options: SeedBulkOptions): Promise<SeedBu
   };
   let loaded = started;
   let indexed = started;
+  let failed = true;
   try {
-    await Promise.all(Array.from({ length: Math.min(options.concurrency ?? 2, starts.length) }, worker));
+    await Promise.all(Array.from({ length: concurrency }, worker));
+    failed = false;
   } finally {
     // Built even when a batch failed, so a failed load leaves no index dropped (a process that
     // dies here leaves them listed in deferred_indexes instead).
     loaded = performance.now();
-    indexesRebuilt += (await deferredIndexesQueries.rebuildDeferredIndexes(db)).length;
+    report({ phase: 'load', state: 'end', seconds: tenths(loaded - loadStarted), leads: done, failed });
+    report({ phase: 'indexes', state: 'start', dropped: dropped.map((index) => index.name) });
+    const built = await deferredIndexesQueries.rebuildDeferredIndexes(db, undefined, (index) => report({ phase: 'indexes', state: 'index', ...index }));
+    indexesRebuilt += built.length;
     indexed = performance.now();
+    report({ phase: 'indexes', state: 'end', seconds: tenths(indexed - loaded), built });
   }
   // Each batch added to a random shard of its counters: fold them, as the service would within a minute.
-  await foldAllCounterShards(db);
+  report({ phase: 'counters', state: 'start' });
+  const folded = await foldAllCounterShards(db);
+  report({ phase: 'counters', state: 'end', seconds: since(indexed), folded });
   const vacuumStarted = performance.now();
+  report({ phase: 'vacuum', state: 'start', tables: bulkSeedQueries.LOADED_TABLES });
   await bulkSeedQueries.vacuumAnalyse(db);
   const finished = performance.now();
-  const tenths = (ms: number) => Math.round(ms / 100) / 10;
+  report({ phase: 'vacuum', state: 'end', seconds: tenths(finished - vacuumStarted) });
   return {
     orgId: org.id, leads: options.leads, members: memberIds.length, loadSeconds: tenths(loaded - started),
     indexesDropped: dropped.length, indexesRebuilt, indexesSeconds: tenths(indexed - loaded),
@@ -104,19 +145,5 @@ export async function seedBulk(db: Db, options: SeedBulkOptions): Promise<SeedBu
   };
 }
 
-/** A one-line progress bar for a terminal (redrawn with \r), or a line per tenth otherwise. */
-export function progressBar(out: { write(text: string): unknown }, isTty: boolean): (done: number, total: number) => void {
-  const started = performance.now();
-  let lastTenth = -1;
-  return (done, total) => {
-    const share = total === 0 ? 1 : done / total;
-    const seconds = ((performance.now() - started) / 1000).toFixed(1);
-    const line = `[${'#'.repeat(Math.round(share * 30)).padEnd(30, '.')}] ${done}/${total} leads ${seconds}s`;
-    if (isTty) {
-      out.write(`\r${line}${done === total ? '\n' : ''}`);
-    } else if (Math.floor(share * 10) > lastTenth) {
-      lastTenth = Math.floor(share * 10);
-      out.write(`${line}\n`);
-    }
-  };
-}
+// bench/lib/dataset.ts draws its load with it, imported from here.
+export { progressBar } from './seed-progress';

@@ -1,5 +1,6 @@
+import pg from 'pg';
 import { createDb, type Db, type DbOptions } from './knex';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres';
+import { startEmbeddedPostgres, type EmbeddedPostgres, type EmbeddedRole } from './embedded-postgres';
 import { migrateLatest } from './migrator';
 import { runCompiledStatementsOn } from './compiled-statements';
 
@@ -7,7 +8,7 @@ export interface Database {
   db: Db;
   /** The pool `db`'s compiled statements run on, forcing generic plans (with named statements only). */
   compiledStatementsDb: Db | undefined;
-  /** Set when the database is the embedded one this process started. */
+  /** Set when the database is the embedded one (started by this process, or shared with the one that did). */
   embedded: EmbeddedPostgres | undefined;
   close(): Promise<void>;
 }
@@ -23,8 +24,10 @@ export interface ConnectOptions {
   statementTimeoutMs?: number;
   applicationName?: string;
   onWarning?: (message: string) => void;
-  /** DB_NAMED_STATEMENTS; ignored (off) on the embedded database, whose connections share one session. */
+  /** DB_NAMED_STATEMENTS. */
   namedStatements?: boolean;
+  /** On the embedded database: a `service` (the default) owns it; a `tool` (the CLI) uses a running service's. */
+  embeddedRole?: EmbeddedRole;
 }
 
 /**
@@ -33,7 +36,7 @@ export interface ConnectOptions {
  * their own without the statement timeout.
  */
 export async function connectDatabase(options: ConnectOptions): Promise<Database> {
-  const embedded = options.url ? undefined : await startEmbeddedPostgres({ dataDir: options.embeddedDir });
+  const embedded = options.url ? undefined : await startEmbeddedPostgres({ dataDir: options.embeddedDir, role: options.embeddedRole });
   const url = options.url ?? embedded!.url;
   const { acquireTimeoutMs, applicationName, onWarning } = options;
   try {
@@ -42,11 +45,8 @@ export async function connectDatabase(options: ConnectOptions): Promise<Database
     await embedded?.stop();
     throw err;
   }
-  // PGlite runs every socket connection in its one session: statements of two pooled connections
-  // would interleave (a failed one aborting the other's transaction), so it gets one connection.
-  const poolMax = embedded ? 1 : options.poolMax;
-  const namedStatements = !embedded && options.namedStatements === true;
-  const poolOptions = { url, poolMax, acquireTimeoutMs, statementTimeoutMs: options.statementTimeoutMs, applicationName, onWarning, namedStatements };
+  const namedStatements = options.namedStatements === true;
+  const poolOptions = { url, poolMax: options.poolMax, acquireTimeoutMs, statementTimeoutMs: options.statementTimeoutMs, applicationName, onWarning, namedStatements };
   const db = createDb(poolOptions);
   // The hot reads' compiled statements get a pool of their own, of the same size, whose sessions
   // plan them once (compiled-statements.ts): up to twice DB_POOL_MAX connections in all.
@@ -64,11 +64,26 @@ export async function connectDatabase(options: ConnectOptions): Promise<Database
   };
 }
 
+/** Any fixed number: the advisory lock every process takes to migrate. */
+const MIGRATION_LOCK_KEY = 7_363_902_511;
+
+/**
+ * Processes starting together on one new database (`npm start` and the CLI on a new folder, or
+ * several instances) would each create knex's own tables: a session lock, held on a connection of
+ * its own, lets one migrate at a time; the others then find nothing left to do.
+ */
 async function migrateOnce(url: string, options: Omit<DbOptions, 'url' | 'poolMax'>): Promise<void> {
-  const db = createDb({ url, poolMax: 1, ...options });
+  const lock = new pg.Client({ connectionString: url, application_name: options.applicationName });
+  await lock.connect();
   try {
-    await migrateLatest(db);
+    await lock.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    const db = createDb({ url, poolMax: 1, ...options });
+    try {
+      await migrateLatest(db);
+    } finally {
+      await db.destroy();
+    }
   } finally {
-    await db.destroy();
+    await lock.end();
   }
 }

@@ -2,9 +2,8 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 
 /**
- * Pools whose connections each have a session of their own. Not the embedded database: PGlite
- * runs every connection in one session, where a second connection preparing a name the first
- * already prepared would fail.
+ * Pools whose statements may be named: each connection has a session of its own (not so behind
+ * PgBouncer older than 1.21 in transaction mode, where DB_NAMED_STATEMENTS=false).
  */
 const poolsWithNamedStatements = new WeakSet<object>();
 

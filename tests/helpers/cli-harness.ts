@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import { resolve } from 'node:path';
 import { runCli } from '../../src/cli/run-cli';
 import { testDatabaseUrl } from './test-app';
 import { TEST_JWT_SECRETS } from './test-secrets';
@@ -28,6 +30,19 @@ export async function cliWithEnv(env: NodeJS.ProcessEnv, ...argv: string[]): Pro
     err: { write: (text: string) => (err += text) },
   });
   return { code, out, err };
+}
+
+/**
+ * Runs the CLI as the operators do, a process of its own (`tsx src/cli/main.ts`), its stdout and
+ * stderr pipes (not terminals), with the test process's environment plus `env`.
+ */
+export function cliProcess(env: NodeJS.ProcessEnv, ...argv: string[]): Promise<CliRun> {
+  return new Promise((done) => {
+    execFile('npx', ['tsx', 'src/cli/main.ts', ...argv], { cwd: resolve(__dirname, '../..'), env: { ...process.env, ...env }, timeout: 60_000 }, (err, out, errOut) => {
+      const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
+      done({ code, out, err: errOut });
+    });
+  });
 }
 
 /** Runs a `--json` command that must succeed and answers its parsed output. */

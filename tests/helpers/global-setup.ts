@@ -11,7 +11,7 @@ export interface TestDatabaseHandle {
 
 /**
  * Gives the whole run one freshly migrated database: a new database on the server named by
- * TEST_DATABASE_URL (never DATABASE_URL's), or else an in-memory embedded one. Test files find
+ * TEST_DATABASE_URL (never DATABASE_URL's), or else an embedded PostgreSQL in a temporary folder. Test files find
  * it in WSAPI_TEST_DB_URL.
  */
 export default async function globalSetup(): Promise<void> {

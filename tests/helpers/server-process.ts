@@ -4,11 +4,8 @@ import { join } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..');
 
-/**
- * The embedded test database is PGlite behind a socket: one session for every connection, where
- * two connections preparing one statement name collide. A real server names them, as in production.
- */
-export const NAMED_STATEMENTS = process.env.WSAPI_TEST_DB_KIND === 'postgres' ? 'true' : 'false';
+/** Named statements, as in production. */
+export const NAMED_STATEMENTS = 'true';
 
 /** The service started as `npm start` starts it: its own process, so signals and exits are real. */
 export interface ServerProcess {

@@ -15,7 +15,7 @@ export function testDatabaseUrl(): string {
 }
 
 /** True when the run is on a real PostgreSQL server (several processes and true concurrency work). */
-export const onRealPostgres = process.env.WSAPI_TEST_DB_KIND === 'postgres';
+export const onRealPostgres = process.env.WSAPI_TEST_DB_KIND === 'postgres' || process.env.WSAPI_TEST_DB_KIND === 'embedded';
 
 /** A pool on the run's database, with named statements as the service uses them (on real PostgreSQL). */
 export function createTestDb(poolMax = 5): Db {

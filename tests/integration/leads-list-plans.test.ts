@@ -12,6 +12,7 @@ interface PlanNode {
   'Index Name'?: string;
   'Relation Name'?: string;
   'Actual Loops'?: number;
+  'Plan Rows'?: number;
   'Parent Relationship'?: string;
   Plans?: PlanNode[];
 }
@@ -297,7 +298,10 @@ describeOnRealPostgres('leads list query plans (EXPLAIN on real PostgreSQL)', ()
       const plan = (explained.rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0]!.Plan;
       const nodes = pageNodesOf(plan);
       expect(nodes.filter((n) => n['Node Type'].includes('Index')).map((n) => n['Index Name'])[0]).toBe(index);
-      expect(nodes.filter((n) => n['Node Type'].includes('Sort'))).toEqual([]);
+      // PostgreSQL 18 sorts the page's own 101 rows again above the subquery: harmless. A Sort of
+      // more rows than the page would be reading and sorting the workspace.
+      const sorts = nodes.filter((n) => n['Node Type'].includes('Sort'));
+      expect(sorts.filter((n) => (n['Plan Rows'] ?? 0) > 101)).toEqual([]);
     } finally {
       await connection.query('rollback');
       await connection.query('deallocate generic_page_check').catch(() => undefined); // absent if preparing it failed

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createJwtKeys, EMBEDDED_SECRETS_FILE } from '../../src/auth/secrets';
@@ -82,6 +82,8 @@ describe('a service started with DATABASE_URL', () => {
 
 describe('a service started on the embedded database with no NODE_ENV and no secrets', () => {
   const dir = mkdtempSync(join(tmpdir(), 'wsapi-embedded-secrets-'));
+  // mkdtemp makes 0700; as root the embedded PostgreSQL runs as `postgres`, which must reach data/.
+  chmodSync(dir, 0o711);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('signs with random secrets it keeps in its data directory (0600), and refuses the published ones', async () => {

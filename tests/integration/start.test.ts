@@ -1,54 +1,16 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { testDatabaseUrl } from '../helpers/test-app';
-import { NAMED_STATEMENTS } from '../helpers/server-process';
+import { killIfRunning, startServer, type ServerProcess } from '../helpers/server-process';
 import { TEST_JWT_SECRETS } from '../helpers/test-secrets';
 
 const ROOT = join(__dirname, '..', '..');
+const run = promisify(execFile);
 
-interface Started {
-  child: ChildProcess;
-  port: number;
-  lines: string[];
-}
-
-/** Starts `npm start`'s entry point as its own process and waits for it to listen. */
-function start(env: Record<string, string>): Promise<Started> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', DB_NAMED_STATEMENTS: NAMED_STATEMENTS, ...env },
-  });
-  const lines: string[] = [];
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`did not start:\n${lines.join('\n')}`)), 60_000);
-    child.stderr.on('data', (chunk) => lines.push(String(chunk)));
-    child.stdout.on('data', (chunk: Buffer) => {
-      for (const line of String(chunk).split('\n').filter(Boolean)) {
-        lines.push(line);
-        const match = /listening on http:\/\/localhost:(\d+)/.exec(line);
-        if (match) {
-          clearTimeout(timer);
-          resolve({ child, port: Number(match[1]), lines });
-        }
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`exited ${code}:\n${lines.join('\n')}`)));
-  });
-}
-
-function stop(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolve) => {
-    child.on('exit', (code) => resolve(code));
-    child.kill('SIGTERM');
-  });
-}
-
-/**
- * Many overlapping requests answer exactly what each answers alone. PGlite runs one session for
- * every socket connection: overlapping statements of two pool connections would corrupt each other.
- */
+/** Many overlapping requests, reads and writes and failing statements, answer exactly what each answers alone. */
 async function expectConcurrentAnswersIntact(port: number, key: string): Promise<void> {
   const paths = Array.from({ length: 12 }, (_, i) => [
     `/api/v1/leads?pageSize=${5 + i}&page=${1 + i}`,
@@ -81,34 +43,57 @@ async function expectConcurrentAnswersIntact(port: number, key: string): Promise
 }
 
 describe('npm start', () => {
-  it('starts on the embedded database with demo data, prints a working demo key, and stops cleanly on SIGTERM', async () => {
+  let server: ServerProcess | undefined;
+  afterEach(() => killIfRunning(server));
+
+  it('starts on the embedded database with demo data, prints ids, addresses and curls that work as pasted, and stops cleanly on SIGTERM', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'wsapi-start-'));
     try {
-      const { child, port, lines } = await start({ EMBEDDED_DB_DIR: dir });
-      const key = /demo API key[^:]*: (wsk_[0-9A-Za-z]{40})/.exec(lines.join('\n'))?.[1];
+      server = await startServer({ EMBEDDED_DB_DIR: dir, NODE_ENV: undefined });
+      const banner = await server.waitForLine(/Try:[\s\S]*leads\.getById/);
+      const key = /demo API key\s+(wsk_[0-9A-Za-z]{40})/.exec(banner)?.[1];
       expect(key).toBeDefined();
-      const res = await fetch(`http://127.0.0.1:${port}/api/v1/leads?pageSize=1`, { headers: { Authorization: `Bearer ${key}` } });
+      const base = `http://localhost:${server.port}`;
+      expect(banner).toContain(`${base}/developer`);
+      expect(banner).toContain(`${base}/docs`);
+      const orgId = /workspace\s+(org_\w+)/.exec(banner)?.[1];
+      const memberId = /DEVELOPER member\s+(mem_\w+)/.exec(banner)?.[1];
+      expect(banner).toContain(`npm run cli -- member token --member ${memberId}`);
+
+      // Every printed curl, pasted into a shell as it is, answers 200 for the demo workspace.
+      const curls = banner.split('\n').map((line) => line.trim()).filter((line) => line.startsWith('curl '));
+      expect(curls).toHaveLength(2);
+      for (const curl of curls) {
+        const { stdout } = await run('bash', ['-c', `${curl} --silent --show-error --fail`]);
+        expect(stdout.length).toBeGreaterThan(0);
+      }
+      expect(orgId).toMatch(/^org_/);
+
+      const res = await fetch(`http://127.0.0.1:${server.port}/api/v1/leads?pageSize=1`, { headers: { Authorization: `Bearer ${key}` } });
       expect(res.status).toBe(200);
       expect(((await res.json()) as { pagination: { total: number } }).pagination.total).toBe(300);
-      await expectConcurrentAnswersIntact(port, key!);
-      expect(await stop(child)).toBe(0);
+      await expectConcurrentAnswersIntact(server.port, key!);
+      server.child.kill('SIGTERM');
+      expect(await server.exited).toBe(0);
     } finally {
+      killIfRunning(server);
       rmSync(dir, { recursive: true, force: true });
     }
   }, 90_000);
 
   it('starts on DATABASE_URL without loading demo data, and refuses a bad PORT with one line naming it', async () => {
-    const { child, port, lines } = await start({ DATABASE_URL: testDatabaseUrl(), ...TEST_JWT_SECRETS });
-    expect(lines.join('\n')).not.toMatch(/demo API key/);
-    const res = await fetch(`http://127.0.0.1:${port}/api/v1/leads`);
+    server = await startServer({ DATABASE_URL: testDatabaseUrl(), ...TEST_JWT_SECRETS });
+    expect(server.lines.join('\n')).not.toMatch(/demo API key/);
+    const res = await fetch(`http://127.0.0.1:${server.port}/api/v1/leads`);
     expect(res.status).toBe(401);
-    expect(await stop(child)).toBe(0);
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
 
-    const bad = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', PORT: 'abc' } });
-    let stderr = '';
-    bad.stderr.on('data', (chunk) => (stderr += String(chunk)));
-    const code = await new Promise((resolve) => bad.on('exit', resolve));
-    expect(code).toBe(1);
-    expect(stderr.trim()).toBe('Invalid environment variable PORT: Invalid input: expected number, received NaN');
+    const bad = await run(process.execPath, ['--import', 'tsx', 'src/index.ts'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', PORT: 'abc' } }).then(
+      () => ({ code: 0, stderr: '' }),
+      (err: { code: number; stderr: string }) => err,
+    );
+    expect(bad.code).toBe(1);
+    expect(bad.stderr.trim()).toBe('Invalid environment variable PORT: Invalid input: expected number, received NaN');
   }, 90_000);
 });

@@ -54,11 +54,16 @@ async function otherWorkspacesHaveRows(trx: Db, tables: readonly string[], orgId
  * backend, so one core), deleting its row in the transaction that builds it, so an index whose
  * build fails stays listed. Trigram indexes go first, as they take longest. A builder that fails
  * stops and the others finish theirs before the first failure is thrown. Answers the names built.
+ * `onBuilding` hears of each build as it starts: its position among those pending, and their number.
  */
-export async function rebuildDeferredIndexes(db: Db, concurrency = 2): Promise<string[]> {
+export async function rebuildDeferredIndexes(
+  db: Db, concurrency = 2, onBuilding?: (index: { name: string; position: number; of: number }) => void,
+): Promise<string[]> {
   const pending: { name: string; definition: string }[] = await db(TABLES.deferredIndexes)
     .select('name', 'definition')
     .orderByRaw("definition like '% USING gin %' desc, name");
+  const of = pending.length;
+  let started = 0;
   const built: string[] = [];
   const failures: unknown[] = [];
   const builder = async () => {
@@ -71,6 +76,7 @@ export async function rebuildDeferredIndexes(db: Db, concurrency = 2): Promise<s
           await trx.raw("set local maintenance_work_mem = '256MB'");
           // Zero when another process rebuilt it meanwhile (its delete held the row until then).
           if ((await trx(TABLES.deferredIndexes).where({ name }).delete()) === 0) return;
+          onBuilding?.({ name, position: ++started, of });
           await trx.raw(definition);
           built.push(name);
         });

@@ -94,3 +94,9 @@ export async function findOrgIdOf(db: Db, memberId: string): Promise<string | un
   const rows: { org_id: string }[] = await db(TABLES.orgMembers).select('org_id').where({ id: memberId }).limit(2);
   return rows.length === 1 ? rows[0]!.org_id : undefined;
 }
+
+/** Every member of the workspace by name (then id), unpaged: the operators' CLI shows them all. */
+export async function listAll(db: Db, orgId: string): Promise<OrgMember[]> {
+  const rows: MemberRow[] = await db(TABLES.orgMembers).select(COLUMNS).where({ org_id: orgId }).orderBy([{ column: 'name' }, { column: 'id' }]);
+  return rows.map(toMember);
+}

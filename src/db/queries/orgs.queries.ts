@@ -86,3 +86,31 @@ export async function count(db: Db): Promise<number> {
   const row = await db(TABLES.organisations).count<{ n: string }[]>({ n: '*' }).first();
   return Number(row?.n ?? 0);
 }
+
+export interface OrgListing {
+  id: string;
+  name: string;
+  tier: OrgTier;
+  phoneRegion: string;
+  memberCount: number;
+}
+
+/** Every workspace, oldest first, with how many members each has: the operators' CLI lists them all. */
+export async function listWithMemberCounts(db: Db): Promise<OrgListing[]> {
+  const rows: { id: string; name: string; tier: OrgTier; phone_region: string; member_count: number }[] = await db(`${TABLES.organisations} as o`)
+    .select('o.id', 'o.name', 'o.tier', 'o.phone_region')
+    .select(db.raw('(select count(*) from ?? m where m.org_id = o.id)::int as member_count', [TABLES.orgMembers]))
+    .orderBy([{ column: 'o.created_at' }, { column: 'o.id' }]);
+  return rows.map((r) => ({ id: r.id, name: r.name, tier: r.tier, phoneRegion: r.phone_region, memberCount: r.member_count }));
+}
+
+/** A workspace with how many API keys it has, and how many of them still authenticate (not revoked, not expired). */
+export async function getWithKeyCounts(db: Db, orgId: string): Promise<(Org & { apiKeys: { total: number; active: number } }) | undefined> {
+  const row = await db(`${TABLES.organisations} as o`)
+    .select(COLUMNS.map((column) => `o.${column}`))
+    .select(db.raw(`(select count(*) from ?? k where k.org_id = o.id)::int as keys_total`, [TABLES.apiKeys]))
+    .select(db.raw(`(select count(*) from ?? k where k.org_id = o.id and k.revoked_at is null and (k.expires_at is null or k.expires_at > now()))::int as keys_active`, [TABLES.apiKeys]))
+    .where('o.id', orgId)
+    .first();
+  return row ? { ...toOrg(row as OrgRow), apiKeys: { total: row.keys_total, active: row.keys_active } } : undefined;
+}
