@@ -1,14 +1,17 @@
 /**
  * Prints the Markdown table of every procedure (method, scope, exposed, input) from the registry,
- * and with --write replaces the table between the markers in README.md, so the docs cannot drift.
+ * and with --write replaces the table between the markers in docs/procedures.md, so the docs
+ * cannot drift (tests/unit/procedures-table.test.ts checks it is current).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { procedures } from '../src/procedures';
 
-const START = '<!-- procedures:start -->';
-const END = '<!-- procedures:end -->';
+/** The file holding the generated table, between the two markers. */
+export const PROCEDURES_DOC = join(__dirname, '..', 'docs', 'procedures.md');
+export const START = '<!-- procedures:start -->';
+export const END = '<!-- procedures:end -->';
 
 function inputSummary(schema: z.ZodType): string {
   const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, unknown>; required?: string[] };
@@ -25,15 +28,22 @@ export function proceduresTable(): string {
   return ['| procedure | method | scope | exposed | input | what it does |', '|---|---|---|---|---|---|', ...rows].join('\n');
 }
 
+/** The table now between the markers of `text`, or undefined when the markers are missing. */
+export function tableBetweenMarkers(text: string): string | undefined {
+  const start = text.indexOf(START);
+  const end = text.indexOf(END);
+  if (start < 0 || end < start) return undefined;
+  return text.slice(start + START.length, end).trim();
+}
+
 if (require.main === module) {
   const table = proceduresTable();
   if (process.argv.includes('--write')) {
-    const path = join(__dirname, '..', 'README.md');
-    const readme = readFileSync(path, 'utf8');
-    const start = readme.indexOf(START);
-    const end = readme.indexOf(END);
-    if (start < 0 || end < start) throw new Error(`README.md lacks the ${START} ... ${END} markers`);
-    writeFileSync(path, `${readme.slice(0, start + START.length)}\n${table}\n${readme.slice(end)}`);
+    const doc = readFileSync(PROCEDURES_DOC, 'utf8');
+    const start = doc.indexOf(START);
+    const end = doc.indexOf(END);
+    if (start < 0 || end < start) throw new Error(`${PROCEDURES_DOC} lacks the ${START} ... ${END} markers`);
+    writeFileSync(PROCEDURES_DOC, `${doc.slice(0, start + START.length)}\n${table}\n${doc.slice(end)}`);
   } else {
     console.log(table);
   }

@@ -11,7 +11,7 @@ export type InvoiceAction = (typeof INVOICE_ACTIONS)[number];
 export type InvoiceOutcome = InvoiceStatus | 'DELETED';
 
 /**
- * The invoice transition rules, in one place (README, "Invoice status transitions"): an action
+ * The invoice transition rules, in one place (docs/errors-and-limits.md, "Invoice status transitions"): an action
  * absent from a status's row is refused. Only a DRAFT can be edited or deleted; PAID and VOID
  * are final (a paid invoice is corrected by a credit note, not by voiding it).
  */

@@ -19,7 +19,7 @@ export type LeadStatus = (typeof LEAD_STATUSES)[number];
 export const INITIAL_LEAD_STATUSES = LEAD_STATUSES.filter((s) => s !== 'CONVERTED') as Exclude<LeadStatus, 'CONVERTED'>[];
 
 /**
- * The lead transition rules, in one place (README, "Lead status transitions"):
+ * The lead transition rules, in one place (docs/errors-and-limits.md, "Lead status transitions"):
  * CONVERTED is final and is reached only by converting the lead (never by setting the status);
  * any other status may move to any other.
  */

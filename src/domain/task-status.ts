@@ -11,7 +11,7 @@ export interface TaskState {
 }
 
 /**
- * The task transition rules, in one place (README, "Task status transitions"):
+ * The task transition rules, in one place (docs/errors-and-limits.md, "Task status transitions"):
  * - `tasks.update` may set either status: DONE stamps `completedAt` (kept if already DONE),
  *   OPEN reopens the task and clears it;
  * - `tasks.complete` moves OPEN to DONE only; completing a DONE task is refused, so a retried
