@@ -194,7 +194,8 @@ async function initialiseCluster(bins: Binaries, clusterDir: string, runAs: RunA
       "listen_addresses = '127.0.0.1'",
       "unix_socket_directories = ''",
       // A temporary cluster (the tests') is thrown away after use: durability buys it nothing.
-      ...(temporary ? ['fsync = off', 'synchronous_commit = off', 'full_page_writes = off'] : []),
+      // (Not synchronous_commit = off: VACUUM then leaves fresh pages out of the visibility map.)
+      ...(temporary ? ['fsync = off', 'full_page_writes = off'] : []),
     ];
     appendFileSync(join(staging, 'postgresql.conf'), `\n# workspace-api\n${settings.join('\n')}\n`);
     writeFileSync(join(staging, PASSWORD_FILE), password, { mode: 0o600 });

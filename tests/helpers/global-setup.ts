@@ -28,11 +28,9 @@ export default async function globalSetup(): Promise<void> {
     parsed.pathname = `/${name}`;
     url = parsed.toString();
     Object.assign(handle, { adminUrl, name });
-    process.env.WSAPI_TEST_DB_KIND = 'postgres';
   } else {
     handle.embedded = await startEmbeddedPostgres();
     url = handle.embedded.url;
-    process.env.WSAPI_TEST_DB_KIND = 'embedded';
   }
   const db = createDb({ url, poolMax: 1 });
   await migrateLatest(db);

@@ -14,12 +14,9 @@ export function testDatabaseUrl(): string {
   return url;
 }
 
-/** True when the run is on a real PostgreSQL server (several processes and true concurrency work). */
-export const onRealPostgres = process.env.WSAPI_TEST_DB_KIND === 'postgres' || process.env.WSAPI_TEST_DB_KIND === 'embedded';
-
-/** A pool on the run's database, with named statements as the service uses them (on real PostgreSQL). */
+/** A pool on the run's database, with named statements as the service uses them. */
 export function createTestDb(poolMax = 5): Db {
-  return createDb({ url: testDatabaseUrl(), poolMax, namedStatements: onRealPostgres });
+  return createDb({ url: testDatabaseUrl(), poolMax, namedStatements: true });
 }
 
 export interface TestContext {
@@ -51,15 +48,4 @@ export function createTestContext(
     await db.destroy();
   };
   return { db, app, close };
-}
-
-/** `describe` that runs only on real PostgreSQL (several processes, true concurrency), with a notice otherwise. */
-export function describeOnRealPostgres(name: string, fn: () => void): void {
-  if (onRealPostgres) {
-    describe(name, fn);
-  } else {
-    // eslint-disable-next-line no-console
-    console.log(`skipped on the embedded database (needs real PostgreSQL): ${name}`);
-    describe.skip(name, fn);
-  }
 }

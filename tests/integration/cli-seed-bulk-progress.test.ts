@@ -2,7 +2,7 @@ import { createDb, type Db } from '../../src/db/knex';
 import { migrateLatest } from '../../src/db/migrator';
 import { INSERTED_TABLES } from '../../src/db/queries/bulk-seed.queries';
 import * as deferredIndexesQueries from '../../src/db/queries/deferred-indexes.queries';
-import { createTestContext, describeOnRealPostgres, testDatabaseUrl } from '../helpers/test-app';
+import { createTestContext, testDatabaseUrl } from '../helpers/test-app';
 import { useOwnDatabase } from '../helpers/own-database';
 import { createOrg } from '../helpers/factories';
 import { cli, cliOn, cliProcess } from '../helpers/cli-harness';
@@ -55,7 +55,7 @@ describe('cli seed bulk progress when stderr is not a terminal', () => {
 });
 
 // Dropping indexes changes what every workspace shares: a database of its own.
-describeOnRealPostgres('cli seed bulk progress while the indexes are built again', () => {
+describe('cli seed bulk progress while the indexes are built again', () => {
   const url = useOwnDatabase('wsapi_cli_progress');
   let db: Db;
   beforeAll(async () => {

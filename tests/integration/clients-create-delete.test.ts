@@ -1,4 +1,4 @@
-import { createTestContext, describeOnRealPostgres } from '../helpers/test-app';
+import { createTestContext } from '../helpers/test-app';
 import { createKey, createWorkspace, unique } from '../helpers/factories';
 import { rpcPost, resultOf } from '../helpers/rpc';
 import { expectRpcFailure, issuePaths } from '../helpers/leads-procedures-helpers';
@@ -166,7 +166,7 @@ describe('POST clients.delete', () => {
   });
 });
 
-describeOnRealPostgres('POST clients.delete (racing an invoice for the client)', () => {
+describe('POST clients.delete (racing an invoice for the client)', () => {
   it('either deletes the client before the invoice fails, or refuses with 409 after it is written: never both', async () => {
     const ws = await createWorkspace(ctx.db);
     for (let round = 0; round < 5; round += 1) {

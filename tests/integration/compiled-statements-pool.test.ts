@@ -4,7 +4,7 @@ import { connectDatabase, type Database } from '../../src/db/connect';
 import * as leadsQueries from '../../src/db/queries/leads.queries';
 import { toSearchTerm } from '../../src/domain/phone';
 import { createMetrics } from '../../src/observability/metrics';
-import { createTestDb, describeOnRealPostgres, testDatabaseUrl } from '../helpers/test-app';
+import { createTestDb, testDatabaseUrl } from '../helpers/test-app';
 import { createLead, createWorkspace } from '../helpers/factories';
 
 interface PreparedRow { statement: string; custom_plans: string; generic_plans: string }
@@ -17,7 +17,7 @@ async function preparedIn(db: Db): Promise<PreparedRow[]> {
 
 const planCacheMode = async (db: Db) => (await db.raw<{ rows: { plan_cache_mode: string }[] }>('show plan_cache_mode')).rows[0]!.plan_cache_mode;
 
-describeOnRealPostgres('compiled statements on a pool of their own (connect.ts)', () => {
+describe('compiled statements on a pool of their own (connect.ts)', () => {
   let setup: Db;
   let orgId: string;
   let leadId: string;

@@ -1,4 +1,4 @@
-import { createTestContext, describeOnRealPostgres } from '../helpers/test-app';
+import { createTestContext } from '../helpers/test-app';
 import { createKey, createLead, createWorkspace, unique } from '../helpers/factories';
 import { rpcGet, rpcPost, resultOf } from '../helpers/rpc';
 import { expectRpcFailure, issuePaths } from '../helpers/leads-procedures-helpers';
@@ -131,7 +131,7 @@ describe('POST contacts.update (expectedUpdatedAt)', () => {
   });
 });
 
-describeOnRealPostgres('POST contacts.update (concurrent calls with one expectedUpdatedAt)', () => {
+describe('POST contacts.update (concurrent calls with one expectedUpdatedAt)', () => {
   it('answers 200 to exactly one of 6 concurrent updates and 409 to the others; the row holds the winner', async () => {
     const ws = await createWorkspace(ctx.db);
     const contact = await fullContact(ws.org.id);

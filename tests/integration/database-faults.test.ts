@@ -5,7 +5,7 @@ import { connectDatabase } from '../../src/db/connect';
 import { createLogger } from '../../src/logger';
 import { toAppError } from '../../src/errors/to-app-error';
 import { createCacheInvalidationListener } from '../../src/auth/key-invalidation';
-import { createTestContext, createTestDb, describeOnRealPostgres, testDatabaseUrl, type TestContext } from '../helpers/test-app';
+import { createTestContext, createTestDb, testDatabaseUrl, type TestContext } from '../helpers/test-app';
 import { createWorkspace, unique } from '../helpers/factories';
 import { rpcGet, rpcPost } from '../helpers/rpc';
 import { expectRpcError } from '../helpers/rpc-edge-fixtures';
@@ -28,7 +28,7 @@ const QUERY_TIMEOUT_MS = STATEMENT_TIMEOUT_MS + 2000;
 const SLACK_MS = 3000;
 
 
-describeOnRealPostgres('database faults', () => {
+describe('database faults', () => {
   const direct = createTestDb(2);
   let proxy: TcpProxy;
   let db: Db;

@@ -2,7 +2,7 @@ import { createDb } from '../../src/db/knex';
 import { migrateLatest } from '../../src/db/migrator';
 import * as orgsQueries from '../../src/db/queries/orgs.queries';
 import { seedDemo, type DemoSummary } from '../../seeds/01_demo_workspaces';
-import { createTestContext, onRealPostgres, testDatabaseUrl, type TestContext } from '../helpers/test-app';
+import { createTestContext, type TestContext } from '../helpers/test-app';
 import { useOwnDatabase } from '../helpers/own-database';
 import { errorOf } from '../helpers/rpc';
 import {
@@ -11,9 +11,8 @@ import {
 } from '../helpers/demo-round-trip';
 
 // The demo is what a new user tries first: every record in it must be one the API itself accepts.
-// On real PostgreSQL the demo is loaded into a database of its own, as on the service's first
-// start; the embedded database has one database, where the demo's new workspaces stand beside others.
-const ownUrl = onRealPostgres ? useOwnDatabase('wsapi_demo') : undefined;
+// The demo is loaded into a database of its own, as on the service's first start.
+const ownUrl = useOwnDatabase('wsapi_demo');
 
 describe('demo data (seeds/01_demo_workspaces.ts)', () => {
   let ctx: TestContext;
@@ -23,13 +22,10 @@ describe('demo data (seeds/01_demo_workspaces.ts)', () => {
   let seeded: Map<string, number>;
 
   beforeAll(async () => {
-    const db = createDb({ url: ownUrl ?? testDatabaseUrl(), poolMax: 8, namedStatements: onRealPostgres });
+    const db = createDb({ url: ownUrl, poolMax: 8, namedStatements: true });
     ctx = createTestContext({ db, registry: appRegistry });
-    if (ownUrl) {
-      await migrateLatest(db);
-      // As src/index.ts does: a database without workspaces gets the demo.
-      expect(await orgsQueries.count(db)).toBe(0);
-    }
+    await migrateLatest(db);
+    expect(await orgsQueries.count(db)).toBe(0);
     demo = await seedDemo(db);
     orgIds = [demo.orgId, demo.lowerTierOrgId];
     seeded = await workspaceRowCounts(db, orgIds);

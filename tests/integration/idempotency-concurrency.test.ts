@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
-import { createTestContext, createTestDb, describeOnRealPostgres } from '../helpers/test-app';
+import { createTestContext, createTestDb } from '../helpers/test-app';
 import { createWorkspace, unique } from '../helpers/factories';
 import { expectRpcError } from '../helpers/rpc-edge-fixtures';
 import { countRows, createIdempotencyRegistry, envelope, postRaw, storedKeys } from '../helpers/idempotency-fixtures';
@@ -29,7 +29,7 @@ afterEach(() => fixtures.clearGate());
 
 const IN_PROGRESS = 'A request with this Idempotency-Key is in progress; retry once it has finished';
 
-describeOnRealPostgres('POST with one Idempotency-Key from concurrent requests (real PostgreSQL)', () => {
+describe('POST with one Idempotency-Key from concurrent requests (real PostgreSQL)', () => {
   it('creates exactly one lead per key over 30 rounds of 6 simultaneous leads.create; the others get 409 or the replay', async () => {
     const ws = await createWorkspace(ctx.db);
     const rounds = 30;

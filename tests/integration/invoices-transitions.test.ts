@@ -1,4 +1,4 @@
-import { createTestContext, describeOnRealPostgres } from '../helpers/test-app';
+import { createTestContext } from '../helpers/test-app';
 import { createKey, createWorkspace } from '../helpers/factories';
 import { rpcPost, resultOf } from '../helpers/rpc';
 import { expectRpcFailure, issuePaths } from '../helpers/leads-procedures-helpers';
@@ -144,7 +144,7 @@ describe.each(PROCEDURES)('POST %s (refusals)', (name) => {
   });
 });
 
-describeOnRealPostgres('invoice status changes racing each other', () => {
+describe('invoice status changes racing each other', () => {
   it('lets exactly one of markPaid and void win on a SENT invoice; the other answers 409', async () => {
     const ws = await createWorkspace(ctx.db);
     const invoice = await createInvoice(ctx.db, ws.org.id, { status: 'SENT' });

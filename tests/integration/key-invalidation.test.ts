@@ -1,6 +1,6 @@
 import request from 'supertest';
 import type { Express } from 'express';
-import { createTestContext, createTestDb, describeOnRealPostgres, testDatabaseUrl, type TestContext } from '../helpers/test-app';
+import { createTestContext, createTestDb, testDatabaseUrl, type TestContext } from '../helpers/test-app';
 import { createKey, createMember, createOrg, unique } from '../helpers/factories';
 import { createLogger } from '../../src/logger';
 import { testJwtKeys } from '../helpers/test-secrets';
@@ -59,7 +59,7 @@ async function workspaceWithKey(db: Db, options: { expiresAt?: Date } = {}) {
   return { org, member, victim };
 }
 
-describeOnRealPostgres('API key cache with a live invalidation listener', () => {
+describe('API key cache with a live invalidation listener', () => {
   type Instance = ReturnType<typeof instance>;
   let a: Instance;
   let b: Instance;
@@ -134,7 +134,7 @@ describeOnRealPostgres('API key cache with a live invalidation listener', () => 
   });
 });
 
-describeOnRealPostgres('API key cache when the invalidation listener is lost', () => {
+describe('API key cache when the invalidation listener is lost', () => {
   it('falls back to the short TTL while the LISTEN connection is down', async () => {
     const c = instance({ keyCacheTtlMs: 300, retryDelayMs: { min: 60_000, max: 60_000 } });
     expect(await until(() => c.listener.isLive(), 5000, 10)).toBe(true);

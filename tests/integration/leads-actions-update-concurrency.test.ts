@@ -1,4 +1,4 @@
-import { createTestContext, describeOnRealPostgres } from '../helpers/test-app';
+import { createTestContext } from '../helpers/test-app';
 import { createLead, createWorkspace } from '../helpers/factories';
 import { rpcPost, resultOf } from '../helpers/rpc';
 import { expectRpcFailure, issuePaths, snapshot, storedLead } from '../helpers/leads-procedures-helpers';
@@ -100,7 +100,7 @@ describe('POST leads.update (expectedUpdatedAt)', () => {
   });
 });
 
-describeOnRealPostgres('POST leads.update (expectedUpdatedAt, concurrent writers)', () => {
+describe('POST leads.update (expectedUpdatedAt, concurrent writers)', () => {
   it('lets exactly one of 8 concurrent writers with the same expectedUpdatedAt win; the others get 409', async () => {
     const ws = await createWorkspace(ctx.db);
     const lead = await leadSeenAt(ws.org.id);

@@ -1,4 +1,4 @@
-import { createTestDb, describeOnRealPostgres } from '../helpers/test-app';
+import { createTestDb } from '../helpers/test-app';
 import { createWorkspace, createMember } from '../helpers/factories';
 import * as leadsQueries from '../../src/db/queries/leads.queries';
 import * as contactsQueries from '../../src/db/queries/contacts.queries';
@@ -48,7 +48,7 @@ async function seed(db: Db, orgId: string, tag: string, count: number, members: 
  * The plan PostgreSQL picks for the list's page query (the one with the ORDER BY, captured as
  * the app sends it) and for a search's count, on a workspace of 60,000 leads among others (at 20,000, a seq scan of contacts is rightly cheaper for the phone case).
  */
-describeOnRealPostgres('leads list query plans (EXPLAIN on real PostgreSQL)', () => {
+describe('leads list query plans (EXPLAIN on real PostgreSQL)', () => {
   const db = createTestDb(2);
   let orgId: string;
   let member: string;

@@ -1,5 +1,5 @@
 import { createDb, type Db } from '../../src/db/knex';
-import { createTestDb, describeOnRealPostgres, testDatabaseUrl } from '../helpers/test-app';
+import { createTestDb, testDatabaseUrl } from '../helpers/test-app';
 import { createLead, createWorkspace } from '../helpers/factories';
 import * as leadsQueries from '../../src/db/queries/leads.queries';
 import { toSearchTerm } from '../../src/domain/phone';
@@ -10,7 +10,7 @@ async function preparedTexts(db: Db): Promise<string[]> {
   return rows.filter((row) => row.name.startsWith('wsapi_')).map((row) => row.statement);
 }
 
-describeOnRealPostgres('leads queries as named prepared statements', () => {
+describe('leads queries as named prepared statements', () => {
   let setup: Db;
   let orgId: string;
   let leadIds: string[];

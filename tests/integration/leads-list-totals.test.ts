@@ -1,4 +1,4 @@
-import { createTestContext, createTestDb, describeOnRealPostgres } from '../helpers/test-app';
+import { createTestContext, createTestDb } from '../helpers/test-app';
 import { createWorkspace, createMember, createLead } from '../helpers/factories';
 import { bodyOf, listLeads } from '../helpers/leads-rest';
 import { rpcPost } from '../helpers/rpc';
@@ -165,7 +165,7 @@ describe('GET /api/v1/leads totals from the counters', () => {
   });
 });
 
-describeOnRealPostgres('GET /api/v1/leads totals under concurrent writes', () => {
+describe('GET /api/v1/leads totals under concurrent writes', () => {
   it('answers totals equal to count(*) for every filter after concurrent creates, status changes, reassignments and deletes', async () => {
     const db = createTestDb(12);
     try {

@@ -1,4 +1,4 @@
-import { createTestContext, describeOnRealPostgres } from '../helpers/test-app';
+import { createTestContext } from '../helpers/test-app';
 import { createKey, createLead, createMember, createWorkspace, unique } from '../helpers/factories';
 import { rpcPost, resultOf } from '../helpers/rpc';
 import { LEAD_FIELDS, expectRpcFailure, issuePaths, snapshot, storedContact, storedLead } from '../helpers/leads-procedures-helpers';
@@ -190,7 +190,7 @@ describe('POST leads.update (status transitions)', () => {
   });
 });
 
-describeOnRealPostgres('POST leads.update (concurrent calls on one lead)', () => {
+describe('POST leads.update (concurrent calls on one lead)', () => {
   it('answers 200 to 10 concurrent status changes and leaves the whole write of exactly one call in the row', async () => {
     const ws = await createWorkspace(ctx.db);
     const lead = await fullLead(ws);

@@ -1,4 +1,4 @@
-import { createTestContext, describeOnRealPostgres } from '../helpers/test-app';
+import { createTestContext } from '../helpers/test-app';
 import { createWorkspace, createMember, createLead } from '../helpers/factories';
 import { bodyOf, listLeads, toJsonLead } from '../helpers/leads-rest';
 import { rpcPost, resultOf } from '../helpers/rpc';
@@ -109,7 +109,7 @@ describe('each lead\'s stored JSON follows every write', () => {
 });
 
 // Several connections at once: the embedded database serves one.
-describeOnRealPostgres('stored JSON under concurrent writes', () => {
+describe('stored JSON under concurrent writes', () => {
   it('lets a contact\'s edits and updates of its leads run at once without a deadlock', async () => {
     const ws = await createWorkspace(ctx.db);
     const first = await createLead(ctx.db, ws.org.id, { name: 'Busy Contact' });

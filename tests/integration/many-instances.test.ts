@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type { Db } from '../../src/db/knex';
 import { TABLES } from '../../src/db/tables';
-import { createTestDb, describeOnRealPostgres, testDatabaseUrl } from '../helpers/test-app';
+import { createTestDb, testDatabaseUrl } from '../helpers/test-app';
 import { createWorkspace } from '../helpers/factories';
 import { killIfRunning, sleep, startServer, type ServerProcess } from '../helpers/server-process';
 
@@ -35,7 +35,7 @@ async function refusedAt(server: ServerProcess, key: string, deadline: number): 
   throw new Error(`port ${server.port} still accepted the revoked key`);
 }
 
-describeOnRealPostgres('two server processes on one database', () => {
+describe('two server processes on one database', () => {
   let db: Db;
   const servers: ServerProcess[] = [];
 

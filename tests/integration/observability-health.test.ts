@@ -3,7 +3,7 @@ import { createDb } from '../../src/db/knex';
 import { migrateLatest } from '../../src/db/migrator';
 import { runCompiledStatementsOn } from '../../src/db/compiled-statements';
 import { createObservedApp } from '../helpers/observability-app';
-import { describeOnRealPostgres, testDatabaseUrl } from '../helpers/test-app';
+import { testDatabaseUrl } from '../helpers/test-app';
 import { useOwnDatabase } from '../helpers/own-database';
 
 const ctx = createObservedApp();
@@ -81,7 +81,7 @@ describe('GET /readyz', () => {
   });
 });
 
-describeOnRealPostgres('GET /readyz on a database whose migrations are not applied', () => {
+describe('GET /readyz on a database whose migrations are not applied', () => {
   const freshUrl = useOwnDatabase('wsapi_ready');
 
   it('answers 503 "migrations pending" on an empty database, creates nothing there, and 200 once migrated', async () => {

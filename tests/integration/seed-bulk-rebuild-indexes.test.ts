@@ -3,7 +3,7 @@ import { migrateLatest } from '../../src/db/migrator';
 import { seedBulk } from '../../src/cli/seed-bulk';
 import * as deferredIndexesQueries from '../../src/db/queries/deferred-indexes.queries';
 import { INSERTED_TABLES } from '../../src/db/queries/bulk-seed.queries';
-import { createTestContext, describeOnRealPostgres, type TestContext } from '../helpers/test-app';
+import { createTestContext, type TestContext } from '../helpers/test-app';
 import { useOwnDatabase } from '../helpers/own-database';
 import { createOrg, createKey } from '../helpers/factories';
 import { cliOn, cliJsonOn } from '../helpers/cli-harness';
@@ -11,7 +11,7 @@ import { bodyOf, listLeads } from '../helpers/leads-rest';
 
 // Dropping indexes changes what every workspace shares, so these run in a database of their own:
 // the run's other test files (some of which check plans) never see the indexes go.
-describeOnRealPostgres('seed bulk: dropping the indexes for the load and building them after', () => {
+describe('seed bulk: dropping the indexes for the load and building them after', () => {
   const url = useOwnDatabase('wsapi_rebuild');
   let ctx: TestContext;
   let db: Db;

@@ -1,4 +1,4 @@
-import { createTestContext, describeOnRealPostgres } from '../helpers/test-app';
+import { createTestContext } from '../helpers/test-app';
 import { createKey, createWorkspace } from '../helpers/factories';
 import { rpcPost, resultOf } from '../helpers/rpc';
 import { expectRpcFailure, issuePaths } from '../helpers/leads-procedures-helpers';
@@ -74,7 +74,7 @@ describe('POST tasks.complete', () => {
   });
 });
 
-describeOnRealPostgres('POST tasks.complete (concurrent calls on one task)', () => {
+describe('POST tasks.complete (concurrent calls on one task)', () => {
   it('completes the task once: one 200, every other call 409, completedAt that of the winner', async () => {
     const ws = await createWorkspace(ctx.db);
     const task = await createTask(ctx.db, ws.org.id);

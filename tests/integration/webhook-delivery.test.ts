@@ -1,5 +1,5 @@
 import { failsAfterEvent } from '../helpers/failing-write';
-import { createTestContext, createTestDb, onRealPostgres } from '../helpers/test-app';
+import { createTestContext, createTestDb } from '../helpers/test-app';
 import { createKey, createWorkspace } from '../helpers/factories';
 import { rpcPost, resultOf } from '../helpers/rpc';
 import { until } from '../helpers/poll';
@@ -13,7 +13,7 @@ import { verifyWebhookSignature } from '../../src/client';
 import type { DeliveryWorker } from '../../src/webhooks/delivery-worker';
 
 // The embedded database has one session: the app and the worker share one connection there.
-const ctx = createTestContext({ db: createTestDb(onRealPostgres ? 5 : 1), registry: createRegistry([...procedures, failsAfterEvent]) });
+const ctx = createTestContext({ db: createTestDb(5), registry: createRegistry([...procedures, failsAfterEvent]) });
 let worker: DeliveryWorker | undefined;
 let receiver: Receiver | undefined;
 afterEach(async () => {

@@ -1,4 +1,4 @@
-import { createTestContext, createTestDb, describeOnRealPostgres } from '../helpers/test-app';
+import { createTestContext, createTestDb } from '../helpers/test-app';
 import { createWorkspace } from '../helpers/factories';
 import { rpcPost } from '../helpers/rpc';
 import { until } from '../helpers/poll';
@@ -7,7 +7,7 @@ import type { DeliveryWorker } from '../../src/webhooks/delivery-worker';
 import type { Db } from '../../src/db/knex';
 
 // Several workers on one database: separate pools and processes, so real PostgreSQL only.
-describeOnRealPostgres('webhook workers side by side', () => {
+describe('webhook workers side by side', () => {
   const ctx = createTestContext();
   const workers: DeliveryWorker[] = [];
   const pools: Db[] = [];

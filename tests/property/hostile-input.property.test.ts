@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { Server } from 'node:http';
-import { createTestContext, createTestDb, onRealPostgres } from '../helpers/test-app';
+import { createTestContext } from '../helpers/test-app';
 import { createLead, createWorkspace } from '../helpers/factories';
 import { createContact } from '../helpers/contacts-clients-fixtures';
 import { createInvoice } from '../helpers/invoices-fixtures';
@@ -34,7 +34,7 @@ const registry = createProcedureRegistry();
 const procedures = [...registry.values()];
 // The embedded database multiplexes a pool's connections onto one session, which concurrent
 // statements can garble ("portal does not exist"); one connection keeps its answers whole.
-const ctx = createTestContext({ db: onRealPostgres ? undefined : createTestDb(1) });
+const ctx = createTestContext();
 let server: Server;
 let client: ReturnType<typeof createRawClient>;
 let key: string;
