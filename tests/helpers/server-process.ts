@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..');
@@ -71,6 +72,43 @@ export function startServer(env: Record<string, string | undefined>): Promise<Se
     exited,
     waitForLine,
   }));
+}
+
+/**
+ * Stops a server a test started, whatever became of the test: SIGTERM, then SIGKILL if it has not
+ * exited within 10 s; then the embedded PostgreSQL in `embeddedDir`, should the server have left
+ * it running (it runs detached, so a killed server leaves it behind).
+ */
+export async function stopServer(server: ServerProcess | undefined, embeddedDir?: string): Promise<void> {
+  if (server && server.child.exitCode === null && server.child.signalCode === null) {
+    server.child.kill('SIGTERM');
+    const timer = setTimeout(() => server.child.kill('SIGKILL'), 10_000);
+    await server.exited;
+    clearTimeout(timer);
+  }
+  if (embeddedDir) await stopEmbeddedPostgresIn(embeddedDir);
+}
+
+/** Stops the embedded PostgreSQL running on `embeddedDir` (its postmaster.pid), if any: fast shutdown, then SIGKILL. */
+export async function stopEmbeddedPostgresIn(embeddedDir: string): Promise<void> {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(join(embeddedDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  } catch {
+    return;
+  }
+  const alive = () => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (!Number.isInteger(pid) || pid <= 0 || !alive()) return;
+  process.kill(pid, 'SIGINT'); // PostgreSQL's fast shutdown
+  for (let waited = 0; waited < 10_000 && alive(); waited += 100) await sleep(100);
+  if (alive()) process.kill(pid, 'SIGKILL');
 }
 
 /** Kills a server a failed test left running, so jest does not hang on it. */

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { killIfRunning, startServer, type ServerProcess } from '../helpers/server-process';
+import { startServer, stopEmbeddedPostgresIn, stopServer, type ServerProcess } from '../helpers/server-process';
 
 /**
  * The embedded default never loses a write: the CLI and `npm start` on one data folder at the
@@ -32,7 +32,7 @@ async function cliProcess(dir: string, ...argv: string[]): Promise<{ code: numbe
   }
 }
 
-async function stopServer(server: ServerProcess): Promise<number | null> {
+async function stopGracefully(server: ServerProcess): Promise<number | null> {
   server.child.kill('SIGTERM');
   return server.exited;
 }
@@ -58,8 +58,9 @@ describe('the embedded database shared by npm start and the CLI', () => {
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'wsapi-embedded-'));
   });
-  afterEach(() => {
-    for (const server of started.splice(0)) killIfRunning(server);
+  afterEach(async () => {
+    for (const server of started.splice(0)) await stopServer(server);
+    await stopEmbeddedPostgresIn(dir);
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -79,7 +80,7 @@ describe('the embedded database shared by npm start and the CLI', () => {
     const list = await fetch(`http://127.0.0.1:${server.port}/api/v1/leads`, { headers: { Authorization: `Bearer ${key}` } });
     expect(list.status).toBe(200);
 
-    expect(await stopServer(server)).toBe(0);
+    expect(await stopGracefully(server)).toBe(0);
     const again = await startServer(embeddedEnv(dir));
     started.push(again);
     const afterRestart = await fetch(`http://127.0.0.1:${again.port}/api/v1/leads`, { headers: { Authorization: `Bearer ${key}` } });

@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { stopEmbeddedPostgresIn } from '../helpers/server-process';
 
 /**
  * The README's examples run as written, against the service started as a newcomer starts it:
@@ -151,28 +152,7 @@ async function stopService(): Promise<void> {
   // Whatever the service left behind in its group (or the service itself, if it hung) is killed.
   signal('SIGKILL');
   if (!stopped) await serviceExited;
-  await stopOrphanedPostmaster(join(work, 'data', 'postgres', 'postmaster.pid'));
-}
-
-/**
- * The embedded PostgreSQL runs detached from the service (a process group of its own): a service
- * that did not stop it (killed, or hung) would leave it running on a deleted folder. Stop it.
- */
-async function stopOrphanedPostmaster(pidFile: string): Promise<void> {
-  if (!existsSync(pidFile)) return;
-  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
-  const alive = () => {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  if (!Number.isInteger(pid) || pid <= 0 || !alive()) return;
-  process.kill(pid, 'SIGINT'); // PostgreSQL's fast shutdown
-  for (let waited = 0; waited < 10_000 && alive(); waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
-  if (alive()) process.kill(pid, 'SIGKILL');
+  await stopEmbeddedPostgresIn(join(work, 'data'));
 }
 
 beforeAll(async () => {

@@ -6,7 +6,7 @@ import { signMemberSession } from '../../src/auth/member-session';
 import { signPlaygroundToken } from '../../src/auth/playground-token';
 import { createTestDb, testDatabaseUrl } from '../helpers/test-app';
 import { createMember, createOrg, createKey } from '../helpers/factories';
-import { killIfRunning, startServer, type ServerProcess } from '../helpers/server-process';
+import { killIfRunning, startServer, stopServer, type ServerProcess } from '../helpers/server-process';
 import { TEST_JWT_SECRETS } from '../helpers/test-secrets';
 
 /**
@@ -103,7 +103,7 @@ describe('a service started on the embedded database with no NODE_ENV and no sec
       };
       expect({ stored: await me(stored), published: await me(FORMER_PUBLISHED) }).toEqual({ stored: 200, published: 401 });
     } finally {
-      killIfRunning(server);
+      await stopServer(server, join(dir, 'data'));
     }
   }, 120_000);
 });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { testDatabaseUrl } from '../helpers/test-app';
-import { killIfRunning, startServer, type ServerProcess } from '../helpers/server-process';
+import { startServer, stopServer, type ServerProcess } from '../helpers/server-process';
 import { TEST_JWT_SECRETS } from '../helpers/test-secrets';
 
 const ROOT = join(__dirname, '..', '..');
@@ -44,7 +44,7 @@ async function expectConcurrentAnswersIntact(port: number, key: string): Promise
 
 describe('npm start', () => {
   let server: ServerProcess | undefined;
-  afterEach(() => killIfRunning(server));
+  afterEach(() => stopServer(server));
 
   it('starts on the embedded database with demo data, prints ids, addresses and curls that work as pasted, and stops cleanly on SIGTERM', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'wsapi-start-'));
@@ -76,7 +76,7 @@ describe('npm start', () => {
       server.child.kill('SIGTERM');
       expect(await server.exited).toBe(0);
     } finally {
-      killIfRunning(server);
+      await stopServer(server, dir);
       rmSync(dir, { recursive: true, force: true });
     }
   }, 90_000);
