@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -103,6 +103,15 @@ describe('the embedded database shared by npm start and the CLI', () => {
     const res = await fetch(`http://127.0.0.1:${first.port}/api/v1/leads?pageSize=1`, { headers: { Authorization: `Bearer ${demoKeyOf(dir)}` } });
     expect(res.status).toBe(200);
   }, 120_000);
+
+  it('refuses a folder the former engine (PGlite) wrote, saying what to do, and leaves it as it was', async () => {
+    writeFileSync(join(dir, 'PG_VERSION'), '17\n');
+    const refused = await cliProcess(dir, 'org', 'list');
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain('holds a database of the former embedded engine (PGlite)');
+    expect(refused.err).toContain(`mv ${dir} ${dir}.pglite`);
+    expect(readdirSync(dir).sort()).toEqual(['PG_VERSION']);
+  }, 60_000);
 
   it.each([
     ['the service alone is killed (its database keeps running, orphaned)', false],
