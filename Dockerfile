@@ -45,6 +45,6 @@ HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
 STOPSIGNAL SIGTERM
 # The same command as `npm run start:prod`. V8 lets its old space grow to about four times the
 # live heap between collections; 1.5 times keeps the peak under 50 connections near 140 MB instead
-# of 210 (BENCHMARKS.md, "Memory"). A growth factor, not a cap: the heap still grows when it must.
+# of 210 (docs/performance.md). A growth factor, not a cap: the heap still grows when it must.
 # Node accepts this flag on the command line only, not in NODE_OPTIONS.
 CMD ["node", "--heap-growing-percent=50", "dist/src/index.js"]

@@ -26,7 +26,7 @@ interface Profile {
 }
 
 function groupOf(frame: Profile['nodes'][number]['callFrame']): string {
-  // Our compiled files live under node_modules/.cache (buildService), so they are matched first.
+  // Our compiled files live under .tmp/bench-dist/src (buildService); matched before packages.
   const ours = /\/src\/(.+)$/.exec(frame.url);
   if (ours) return `ours: ${ours[1]}`;
   const pkg = /node_modules\/((@[^/]+\/)?[^/]+)/.exec(frame.url);

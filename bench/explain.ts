@@ -1,13 +1,13 @@
 /**
  * Prints EXPLAIN (ANALYZE, BUFFERS) of every query the leads list runs for each benchmark case
  * (first page, pageSize 100, on the large workspace), captured from the real query module, as
- * Markdown for BENCHMARKS.md, then how often PostgreSQL re-planned each prepared first page.
+ * Markdown, then how often PostgreSQL re-planned each prepared first page.
  * Run after `npm run bench` has loaded the data:
  *   npx tsx bench/explain.ts [BENCH_DATABASE_URL]
  */
 import pg from 'pg';
 import { createDb } from '../src/db/knex';
-import * as leadsQueries from '../src/db/queries/leads.queries';
+import * as leads from '../src/db/leads';
 import { toSearchTerm } from '../src/domain/phone';
 import { DEFAULT_BENCH_URL, LARGE_WORKSPACE } from './lib/dataset';
 
@@ -21,7 +21,7 @@ async function main(): Promise<void> {
   if (!org) throw new Error('no "bench large 1000000" workspace: run npm run bench first');
   const assignee = await db('leads').where({ org_id: org.id }).whereNotNull('assigned_to_id').groupBy('assigned_to_id')
     .orderByRaw('count(*) desc').first('assigned_to_id');
-  const cases: [string, leadsQueries.LeadListFilters][] = [
+  const cases: [string, leads.LeadListFilters][] = [
     ['no filter', {}],
     ['status=NO_ANSWER', { status: 'NO_ANSWER' }],
     ['assignedToId (top member)', { assignedToId: assignee.assigned_to_id }],
@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   db.on('query', onQuery);
   for (const [name, filters] of cases) {
     captured.length = 0;
-    await leadsQueries.listAsJson(db, org.id, filters, { page: 1, pageSize: 100 });
+    await leads.listAsJson(db, org.id, filters, { page: 1, pageSize: 100 });
     const queries = [...captured];
     console.log(`\n#### ${name}\n`);
     for (const query of queries) {
@@ -54,16 +54,16 @@ async function main(): Promise<void> {
  * (plan_cache_mode auto, as the service ran them before its prepared reads got a pool forcing
  * generic plans: connect.ts), and prints how many of those calls PostgreSQL planned afresh
  * (custom) and how many reused the statement's generic plan. It plans five custom plans first,
- * then keeps the generic plan only if its estimated cost is no worse than theirs; what that
- * choice costs is bench/generic-plans.ts.
+ * then keeps the generic plan only if its estimated cost is no worse than theirs (what that
+ * choice cost: docs/performance.md, "Generic plans forced for the compiled statements").
  */
-async function printPlanCache(url: string, orgId: string, cases: [string, leadsQueries.LeadListFilters][]): Promise<void> {
+async function printPlanCache(url: string, orgId: string, cases: [string, leads.LeadListFilters][]): Promise<void> {
   console.log('\n#### Plans of the prepared first pages, 20 calls each in one session\n');
   console.log('| case | custom plans | generic plans |\n|---|---:|---:|');
   for (const [name, filters] of cases) {
     // A session of its own per case, so each counts only its statement.
     const session = createDb({ url, poolMax: 1, namedStatements: true });
-    for (let i = 0; i < 20; i++) await leadsQueries.listAsJson(session, orgId, filters, { page: 1, pageSize: 100 });
+    for (let i = 0; i < 20; i++) await leads.listAsJson(session, orgId, filters, { page: 1, pageSize: 100 });
     const { rows } = await session.raw<{ rows: { custom: string; generic: string }[] }>(
       "select custom_plans as custom, generic_plans as generic from pg_prepared_statements where name like 'wsapi%'",
     );

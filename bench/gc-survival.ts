@@ -15,8 +15,8 @@ import type { CannonJob } from './lib/cannon';
 // promoted; the lines of the counted run are summed and divided by its requests. At one
 // connection a request has the process to itself, so whatever survives there outlived its request.
 // Then ours under start:prod's flags at the fixed rates of lib/profile-cases.ts, where its frequent
-// mark-compacts once let a chain of dropped Set tables promote every request (BENCHMARKS.md,
-// "In-flight answers in a Set"); `--baseline-entry DIR/src/index.js` adds an older build's rows.
+// mark-compacts once let a chain of dropped Set tables promote every request (docs/performance.md,
+// "In-flight answers in reused slots"); `--baseline-entry DIR/src/index.js` adds an older build's rows.
 const baselineAt = process.argv.indexOf('--baseline-entry');
 const baselineEntry = baselineAt > 0 ? process.argv[baselineAt + 1] : undefined;
 const connectionCounts = process.argv.slice(2).map(Number).filter((n) => n > 0);

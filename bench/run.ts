@@ -1,11 +1,11 @@
-import { resolve } from 'node:path';
 import { openBenchDatabase, ensureWorkspace, createBenchKey, sampleOf, DEFAULT_BENCH_URL, type BenchWorkspace, writesWorkspaceId, postgresVersion } from './lib/dataset';
 import { startServer, buildService, runCannon, sampleRss, serviceEnv, serviceArgs, BENCH_POOL_MAX, type RunningServer } from './lib/processes';
 import { walk, supportsCursor, type WalkResult } from './lib/walk';
-import { table, walkLine, machineLine, appendRun, type Row } from './lib/report';
+import { table, walkLine, machineLine, type Row } from './lib/report';
 import type { CannonJob } from './lib/cannon';
 
 // `npm run bench [-- --quick]`: every server runs alone, as its own process, against one database.
+// Prints a Markdown report; docs/performance.md keeps today's figures (runs are not committed).
 const quick = process.argv.includes('--quick');
 const PLAN = quick
   ? { large: 100_000, others: [10_000, 10_000, 10_000], warmup: 1, seconds: 3 }
@@ -58,7 +58,15 @@ async function main(): Promise<void> {
   process.stderr.write('measuring\n');
   // CPU per request at one fixed rate both sustain: at full speed a slower server batches less per
   // event-loop turn on these shared cores, which inflates its CPU per request.
+  let floorAtRate = undefined as Awaited<ReturnType<typeof measure>> | undefined;
   let ceilingAtRate = undefined as Awaited<ReturnType<typeof measure>> | undefined;
+  // The floor: the same lookup on bare node:http and pg, nothing else (servers/floor.ts).
+  const floor = await withServer('floor', ['--import', 'tsx', 'bench/servers/floor.ts'], env, async (s) => {
+    const url = `${s.baseUrl}/leads/${large.orgId}/${sample.leadId}`;
+    const fullSpeed = await measure('floor: node:http and pg getById', { url, connections: c }, 'p99', s.pid);
+    floorAtRate = await measure(`floor: node:http and pg getById at ${FIXED_RATE} req/s`, { url, connections: c, rate: FIXED_RATE }, 'p99', s.pid);
+    return fullSpeed;
+  });
   const ceiling = await withServer('ceiling', ['--import', 'tsx', 'bench/servers/ceiling.ts'], env, async (s) => {
     const url = `${s.baseUrl}/leads/${large.orgId}/${sample.leadId}`;
     const fullSpeed = await measure('ceiling: bare Express getById', { url, connections: c }, 'p99', s.pid);
@@ -117,7 +125,8 @@ async function main(): Promise<void> {
     `- ours getById / ceiling: **${ratio(ours.getById.rps, ceiling.rps)}x** (target >= 0.9); server CPU per request: ours ${ours.getById.serverCpuUsPerRequest} us, ceiling ${ceiling.serverCpuUsPerRequest} us, peer ${peer.serverCpuUsPerRequest} us (**${ratio(ours.getById.serverCpuUsPerRequest ?? 0, ceiling.serverCpuUsPerRequest ?? 0)}x** the ceiling's; target <= 1.1)`,
     `- ours getById / the ceiling on the service's HTTP server (like for like): ${ratio(ours.getById.rps, ceilingOnServiceServer.rps)}x; its server CPU per request ${ceilingOnServiceServer.serverCpuUsPerRequest} us (ours ${ratio(ours.getById.serverCpuUsPerRequest ?? 0, ceilingOnServiceServer.serverCpuUsPerRequest ?? 0)}x)`,
     `- ours getById / tRPC peer: **${ratio(ours.getById.rps, peer.rps)}x** (target >= 1.6)`,
-    `- getById server CPU per request at a fixed ${FIXED_RATE} req/s: ours ${oursAtRate?.serverCpuUsPerRequest} us, ceiling ${ceilingAtRate?.serverCpuUsPerRequest} us (**${ratio(oursAtRate?.serverCpuUsPerRequest ?? 0, ceilingAtRate?.serverCpuUsPerRequest ?? 0)}x**; target <= 1.1)`,
+    `- ours getById / the floor (node:http and pg): ${ratio(ours.getById.rps, floor.rps)}x; server CPU per request: floor ${floor.serverCpuUsPerRequest} us (ours ${ratio(ours.getById.serverCpuUsPerRequest ?? 0, floor.serverCpuUsPerRequest ?? 0)}x)`,
+    `- getById server CPU per request at a fixed ${FIXED_RATE} req/s: ours ${oursAtRate?.serverCpuUsPerRequest} us, ceiling ${ceilingAtRate?.serverCpuUsPerRequest} us (**${ratio(oursAtRate?.serverCpuUsPerRequest ?? 0, ceilingAtRate?.serverCpuUsPerRequest ?? 0)}x**; target <= 1.1), floor ${floorAtRate?.serverCpuUsPerRequest} us`,
     `- ours create / insert ceiling (the same inserts: contact, lead and its two events): **${ratio(ours.create.rps, insertCeiling.rps)}x** (target >= 0.8); server CPU per request: ours ${ours.create.serverCpuUsPerRequest} us, insert ceiling ${insertCeiling.serverCpuUsPerRequest} us`,
     `- ours create / insert ceiling without events (contact and lead only): ${ratio(ours.create.rps, insertCeilingWithoutEvents.rps)}x`,
     `- our server's peak RSS under the 50-connection cases: **${rssMb} MB** (target < 150)`,
@@ -126,8 +135,7 @@ async function main(): Promise<void> {
     ...(walks.some((w) => w.mode === 'cursor') ? [] : ['- cursor walk: the list does not answer `pagination.nextCursor` yet']),
   ].join('\n');
   process.stdout.write(`${body}\n`);
-  appendRun(resolve(__dirname, '..', 'BENCHMARKS.md'), `${new Date().toISOString()} (${quick ? 'quick' : 'full'})`, body);
-  process.stderr.write(`done in ${Math.round((performance.now() - started) / 1000)} s; appended to BENCHMARKS.md\n`);
+  process.stderr.write(`done in ${Math.round((performance.now() - started) / 1000)} s\n`);
 }
 
 main().catch((err) => {

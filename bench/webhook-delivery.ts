@@ -4,7 +4,7 @@ import { openBenchDatabase, DEFAULT_BENCH_URL, postgresVersion } from './lib/dat
 import { startServer, buildService, runCannon, serviceEnv, serviceArgs } from './lib/processes';
 import { machineLine } from './lib/report';
 import { createDb, type Db } from '../src/db/knex';
-import * as orgsQueries from '../src/db/queries/orgs.queries';
+import * as orgsQueries from '../src/db/orgs';
 import { issueApiKey } from '../src/auth/api-keys';
 import { knownScopes } from '../src/procedures/scopes';
 import { newId } from '../src/domain/ids';

@@ -52,7 +52,7 @@ export async function up(knex: Knex): Promise<void> {
 
     -- GIN defers new entries to a pending list (4 MB by default) that every search scans until it
     -- is merged: right after 10,000 lead creates, a phone search took 7.5 ms instead of 3.5.
-    -- 512 kB bounds that scan; the creates' throughput did not measurably change (BENCHMARKS.md).
+    -- 512 kB bounds that scan; the creates' throughput did not measurably change.
     create index leads_contact_search_trgm_idx on leads using gin (contact_search_lower gin_trgm_ops) with (gin_pending_list_limit = 512);
     create index leads_contact_phone_digits_trgm_idx on leads using gin (contact_phone_digits gin_trgm_ops) with (gin_pending_list_limit = 512);
     alter index contacts_search_trgm_idx set (gin_pending_list_limit = 512);

@@ -2,8 +2,8 @@ import type { Knex } from 'knex';
 
 // The REST list sends each lead as PostgreSQL renders it. Rendered on every read (a contact
 // lookup, three to_char and a row_to_json for each of 101 rows), the million-lead workspace's
-// first page cost 1,254 µs of database CPU at 50 connections; read from here, 787 (BENCHMARKS.md,
-// "Leads stored as JSON"). Each lead's JSON is now rendered when the lead or its contact is
+// first page cost 1,254 µs of database CPU at 50 connections; read from here, 787. Each lead's
+// JSON is now rendered when the lead or its contact is
 // written, into lead_json, and a page reads it by key. The rendering is one view,
 // lead_json_render, used by the triggers and the backfill, so stored and fresh JSON come from
 // the same SQL. It writes each field exactly as the Lead object's JSON.stringify does

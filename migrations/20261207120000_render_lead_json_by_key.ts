@@ -5,7 +5,7 @@ import { LEAD_JSON_STORE_BY_JOIN } from './20261205120000_store_lead_json';
 // planner, which knows the transition table's row count, hashed the whole leads table (every
 // workspace) once the statement held enough rows: at 50,000 rows into a table of a million, a
 // sequential scan and a 104 MB hash of every lead took 1.2 s of the trigger's 3.5, and more as
-// the table grew (BENCHMARKS.md, "The bulk load: JIT and the JSON trigger"). Each row is now
+// the table grew. Each row is now
 // rendered by its own keys (OFFSET 0 keeps the lateral subquery from being flattened back into
 // that join): two primary-key probes per row, whatever the table's size. One-row writes, the
 // API's, were already planned this way.

@@ -16,6 +16,7 @@ import * as storeLeadJson from './20261205120000_store_lead_json';
 import * as indexSearchByWorkspace from './20261206120000_index_search_by_workspace';
 import * as renderLeadJsonByKey from './20261207120000_render_lead_json_by_key';
 import * as createDeferredIndexes from './20261208120000_create_deferred_indexes';
+import * as distributeByWorkspace from './20261209120000_distribute_by_workspace';
 
 /**
  * Every migration, in order. An explicit list rather than a scanned folder: it works the same
@@ -40,4 +41,5 @@ export const MIGRATIONS = [
   { name: '20261206120000_index_search_by_workspace', module: indexSearchByWorkspace },
   { name: '20261207120000_render_lead_json_by_key', module: renderLeadJsonByKey },
   { name: '20261208120000_create_deferred_indexes', module: createDeferredIndexes },
+  { name: '20261209120000_distribute_by_workspace', module: distributeByWorkspace },
 ];

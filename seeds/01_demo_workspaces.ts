@@ -3,9 +3,11 @@ import { LEAD_STATUSES } from '../src/domain/lead-status';
 import { newId } from '../src/domain/ids';
 import { issueApiKey } from '../src/auth/api-keys';
 import { knownScopes } from '../src/procedures/scopes';
-import * as orgsQueries from '../src/db/queries/orgs.queries';
-import * as membersQueries from '../src/db/queries/members.queries';
+import * as orgsQueries from '../src/db/orgs';
+import * as membersQueries from '../src/db/members';
 import { TABLES } from '../src/db/tables';
+import * as leadsData from '../src/db/leads';
+import type { NewLead } from '../src/db/leads';
 import { COMPANIES, FIRST_NAMES, LAST_NAMES, SOURCES, demoEmail, demoPhone, pick, seededRandom } from './demo-data';
 
 export interface DemoSummary {
@@ -53,7 +55,7 @@ async function insertLeads(
   const orgId = org.id;
   const contacts: Record<string, unknown>[] = [];
   const clients: Record<string, unknown>[] = [];
-  const leads: Record<string, unknown>[] = [];
+  const leads: NewLead[] = [];
   const now = Date.now();
   for (let i = 0; i < count; i++) {
     const first = pick(random, FIRST_NAMES);
@@ -81,21 +83,23 @@ async function insertLeads(
       });
     }
     leads.push({
-      org_id: orgId,
       id: newId('lead'),
-      contact_id: contactId,
+      contactId,
       status,
       source: pick(random, SOURCES),
       notes: random() < 0.3 ? 'Asked for a call back about pricing.' : null,
-      next_call_at: scheduled ? new Date(now + Math.round((random() * 30 - 5) * 86_400_000)) : null,
+      nextCallAt: scheduled ? new Date(now + Math.round((random() * 30 - 5) * 86_400_000)) : null,
       // Real-world skew: the first member owns most leads, a fifth have no owner.
-      assigned_to_id: random() < 0.2 ? null : memberIds[Math.floor(random() ** 2 * memberIds.length)]!,
-      client_id: clientId,
-      converted_at: convertedAt,
-      created_at: createdAt,
+      assignedToId: random() < 0.2 ? null : memberIds[Math.floor(random() ** 2 * memberIds.length)]!,
+      clientId,
+      convertedAt,
+      createdAt,
     });
   }
-  await db.batchInsert(TABLES.contacts, contacts, 500);
-  await db.batchInsert(TABLES.clients, clients, 500);
-  await db.batchInsert(TABLES.leads, leads, 500);
+  await db.transaction(async (trx) => {
+    await db.batchInsert(TABLES.contacts, contacts, 500).transacting(trx);
+    await db.batchInsert(TABLES.clients, clients, 500).transacting(trx);
+    // Through the leads' data module: their counters, search copies and stored JSON come with them.
+    await leadsData.insertMany(trx, orgId, leads);
+  });
 }

@@ -4,8 +4,8 @@ import { join, relative, resolve } from 'node:path';
 import { runsWebhookWorkerInProcess, type Config } from './config';
 import type { Database } from './db/connect';
 import { connectConfiguredDatabase, exitAfterFlush, loadConfigOrExit, logStartMode, resolveJwtSecretsOrExit } from './server/process-start';
-import * as apiKeysQueries from './db/queries/api-keys.queries';
-import * as leadsQueries from './db/queries/leads.queries';
+import * as apiKeysQueries from './db/api-keys';
+import * as leads from './db/leads';
 import { hashApiKeySecret } from './domain/api-key-secret';
 import { createApp } from './app';
 import { createLogger, type Logger } from './logger';
@@ -16,7 +16,6 @@ import { createCacheInvalidationListener } from './auth/key-invalidation';
 import { startIdempotencyCleanup } from './idempotency/expired-cleanup';
 import { createRateLimiterFromConfig } from './ratelimit/rate-limiter-from-config';
 import { startEventsRetention } from './events/retention';
-import { startCounterFolding } from './db/counter-folding';
 import { createDeliveryWorkerFromConfig } from './webhooks/worker-from-config';
 
 /** Starts the service: DATABASE_URL when set, else the embedded database (demo data on first start). */
@@ -41,7 +40,7 @@ async function main(): Promise<void> {
 
   const idempotencyCleanup = startIdempotencyCleanup({ db: database.db, logger });
   const eventsRetention = startEventsRetention({ db: database.db, logger, retentionDays: config.EVENTS_RETENTION_DAYS });
-  const counterFolding = startCounterFolding({ db: database.db, logger });
+  const counterFolding = leads.startCounterFolding({ db: database.db, logger });
   // The embedded database lives and dies with this process, so its deliveries run here too.
   const deliveryWorker = runsWebhookWorkerInProcess(config) ? createDeliveryWorkerFromConfig(config, database.db, logger) : undefined;
   deliveryWorker?.start();
@@ -90,7 +89,7 @@ async function loadDemo(database: Database, config: Config): Promise<Demo | unde
   const key = readFileSync(keyFile, 'utf8').trim();
   const demoKey = await apiKeysQueries.findForAuth(database.db, hashApiKeySecret(key));
   if (!demoKey) return undefined;
-  const firstLead = await leadsQueries.list(database.db, demoKey.orgId, {}, { page: 1, pageSize: 1 });
+  const firstLead = await leads.list(database.db, demoKey.orgId, {}, { page: 1, pageSize: 1 });
   return { key, keyFile, orgId: demoKey.orgId, developerMemberId: demoKey.memberId, leadId: firstLead.leads[0]?.id };
 }
 

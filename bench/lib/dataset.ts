@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { createDb, type Db } from '../../src/db/knex';
 import { migrateLatest } from '../../src/db/migrator';
-import * as orgsQueries from '../../src/db/queries/orgs.queries';
+import * as orgsQueries from '../../src/db/orgs';
 import { issueApiKey } from '../../src/auth/api-keys';
 import { knownScopes } from '../../src/procedures/scopes';
 import { seedBulk, progressBar, type SeedBulkResult } from '../../src/cli/seed-bulk';

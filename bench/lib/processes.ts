@@ -37,11 +37,12 @@ async function waitForPort(port: number, child: ChildProcess, timeoutMs: number)
 }
 
 /**
- * Compiles the service as `npm run build` does, into a cache folder (dist/ is left alone), so it
- * runs as in production: tsx's loader would add about 35 MB of RSS. Type errors still emit.
+ * Compiles the service as `npm run build` does, into .tmp/bench-dist (dist/ is left alone), so it
+ * runs as in production: tsx's loader would add about 35 MB of RSS. Type errors still emit. A
+ * folder of this checkout's own, so two worktrees sharing one node_modules never build into one.
  */
 export function buildService(): string {
-  const outDir = resolve(ROOT, 'node_modules/.cache/wsapi-bench-dist');
+  const outDir = resolve(ROOT, '.tmp/bench-dist');
   spawnSync(resolve(ROOT, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.build.json', '--outDir', outDir], { cwd: ROOT, stdio: 'ignore', timeout: 120_000 });
   const entry = resolve(outDir, 'src/index.js');
   if (!existsSync(entry)) throw new Error(`build produced no ${entry}`);

@@ -1,5 +1,5 @@
 import express from 'express';
-import * as leadsQueries from '../../src/db/queries/leads.queries';
+import * as leads from '../../src/db/leads';
 import { createHttpServer } from '../../src/server/http-server';
 import { serverSetup } from './server-env';
 
@@ -8,7 +8,7 @@ import { serverSetup } from './server-env';
 const { db, port, host } = serverSetup();
 const app = express();
 app.get('/leads/:orgId/:id', async (req, res) => {
-  const lead = await leadsQueries.getById(db, req.params.orgId, req.params.id);
+  const lead = await leads.getById(db, req.params.orgId, req.params.id);
   if (!lead) res.status(404).json({ error: 'not found' });
   else res.json(lead);
 });

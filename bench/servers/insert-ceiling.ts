@@ -1,14 +1,14 @@
 import express from 'express';
-import * as contactsQueries from '../../src/db/queries/contacts.queries';
-import * as leadsQueries from '../../src/db/queries/leads.queries';
+import * as contacts from '../../src/db/contacts';
+import * as leads from '../../src/db/leads';
 import { recordEvents } from '../../src/events/record-events';
 import { serverSetup } from './server-env';
 
 // The insert ceiling for leads.create: the same transaction (the contact answered by RETURNING,
-// then the lead built from it, as leads.create does) through the same query functions, with none
-// of the service's edge work (auth, validation, phone normalisation, envelope, helmet, logging).
-// With WITH_EVENTS=1 the lead is written beside its two events in one statement, exactly the
-// inserts leads.create makes since events were added; without, the contact and lead alone.
+// then the lead built from it, with its counters and stored JSON, as leads.create does) through
+// the same data modules, with none of the service's edge work (auth, validation, phone
+// normalisation, envelope, helmet, logging). With WITH_EVENTS=1 its two events are recorded too,
+// exactly the writes leads.create makes; without, the contact and lead alone.
 const { db, port, host } = serverSetup();
 const withEvents = process.env.WITH_EVENTS === '1';
 const actor = { kind: 'apiKey', id: 'insert-ceiling' };
@@ -18,12 +18,11 @@ app.post('/leads/:orgId', async (req, res) => {
   const orgId = req.params.orgId;
   const body = req.body as { name: string; phone: string };
   const lead = await db.transaction(async (trx) => {
-    const contact = await contactsQueries.insert(trx, orgId, { name: body.name, phones: [body.phone], emails: [], company: null });
-    const { lead, insert } = leadsQueries.newLeadOf(trx, orgId, contact, {
+    const contact = await contacts.insert(trx, orgId, { name: body.name, phones: [body.phone], emails: [], company: null });
+    const lead = await leads.insert(trx, orgId, contact, {
       status: 'NOT_CONTACTED', source: null, notes: null, nextCallAt: null, assignedToId: null, clientId: null,
     });
-    if (withEvents) await recordEvents(trx, { orgId, actor }, [{ type: 'contact.created', object: contact }, { type: 'lead.created', object: lead }], insert);
-    else await insert;
+    if (withEvents) await recordEvents(trx, { orgId, actor }, [{ type: 'contact.created', object: contact }, { type: 'lead.created', object: lead }]);
     return lead;
   });
   res.json(lead);

@@ -3,7 +3,7 @@ import superjson from 'superjson';
 import { z } from 'zod';
 import { initTRPC, TRPCError } from '@trpc/server';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
-import * as leadsQueries from '../../src/db/queries/leads.queries';
+import * as leads from '../../src/db/leads';
 import { serverSetup } from './server-env';
 
 // The peer a user would pick instead: tRPC v11's express adapter with the superjson transformer,
@@ -13,7 +13,7 @@ const t = initTRPC.create({ transformer: superjson });
 const router = t.router({
   leads: t.router({
     getById: t.procedure.input(z.object({ orgId: z.string(), id: z.string() })).query(async ({ input }) => {
-      const lead = await leadsQueries.getById(db, input.orgId, input.id);
+      const lead = await leads.getById(db, input.orgId, input.id);
       if (!lead) throw new TRPCError({ code: 'NOT_FOUND' });
       return lead;
     }),

@@ -1,10 +1,10 @@
 import { AppError } from '../errors/app-error';
 import { generateApiKeySecret } from '../domain/api-key-secret';
 import { newId } from '../domain/ids';
-import * as apiKeysQueries from '../db/queries/api-keys.queries';
-import * as membersQueries from '../db/queries/members.queries';
-import * as orgsQueries from '../db/queries/orgs.queries';
-import type { ApiKeyListing } from '../db/queries/api-keys.queries';
+import * as apiKeysQueries from '../db/api-keys';
+import * as membersQueries from '../db/members';
+import * as orgsQueries from '../db/orgs';
+import type { ApiKeyListing } from '../db/api-keys';
 import type { Db } from '../db/knex';
 
 export interface IssuedApiKey extends ApiKeyListing {

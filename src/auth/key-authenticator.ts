@@ -1,7 +1,7 @@
 import { AppError } from '../errors/app-error';
 import { hashApiKeySecret, hashesEqual, isWellFormedApiKey } from '../domain/api-key-secret';
-import * as apiKeysQueries from '../db/queries/api-keys.queries';
-import type { ApiKeyForAuth } from '../db/queries/api-keys.queries';
+import * as apiKeysQueries from '../db/api-keys';
+import type { ApiKeyForAuth } from '../db/api-keys';
 import type { Db } from '../db/knex';
 import type { Principal } from './principal';
 import type { CacheInvalidation } from './key-invalidation';

@@ -2,15 +2,9 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { Db } from '../db/knex';
 import type { Logger } from '../logger';
+import { CHANGES_CHANNEL, type CacheChange } from '../db/cache-changes';
 
-/** Written by the triggers of migrations/20261123160000_notify_api_key_changes.ts; keep in step. */
-export const CHANGES_CHANNEL = 'api_key_changes';
-
-/** A row that authentication caches depend on changed (or was deleted) in a committed transaction. */
-export type CacheChange =
-  | { kind: 'key'; orgId: string; keyId: string }
-  | { kind: 'member'; orgId: string; memberId: string }
-  | { kind: 'org'; orgId: string };
+export { CHANGES_CHANNEL, type CacheChange };
 
 /** What a cache reads: whether every change is known to reach this process, and the changes themselves. */
 export interface CacheInvalidation {
@@ -176,6 +170,7 @@ function parse(payload: string | undefined): Payload | undefined {
     if (value.kind === 'key' && typeof value.orgId === 'string' && typeof value.keyId === 'string') return value;
     if (value.kind === 'member' && typeof value.orgId === 'string' && typeof value.memberId === 'string') return value;
     if (value.kind === 'org' && typeof value.orgId === 'string') return value;
+    // kind 'all' (`workspace-api cache flush`) falls through: unreadable means drop everything.
   } catch {
     // fall through: unreadable
   }

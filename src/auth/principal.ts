@@ -1,5 +1,5 @@
 import { AppError } from '../errors/app-error';
-import type { OrgTier } from '../db/queries/orgs.queries';
+import type { OrgTier } from '../db/orgs';
 
 /** Who is calling: established by authentication, read by every later check. */
 export interface Principal {

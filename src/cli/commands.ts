@@ -1,5 +1,5 @@
 import type { AnyCommand } from './command';
-import { migrate, indexesRebuild } from './schema-commands';
+import { migrate, indexesRebuild, cacheFlush } from './schema-commands';
 import { orgCreate, orgList, orgShow } from './org-commands';
 import { memberCreate, memberList, memberToken } from './member-commands';
 import { keyCreate, keyList, keyRevoke } from './key-commands';
@@ -9,6 +9,6 @@ export { UsageError, type CliIo } from './command';
 
 /** Every command by its words, in the order the usage lists them. */
 export const COMMANDS: Record<string, AnyCommand> = Object.fromEntries(
-  [migrate, orgCreate, orgList, orgShow, memberCreate, memberList, memberToken, keyCreate, keyList, keyRevoke, seedDemoCommand, seedBulkCommand, indexesRebuild]
+  [migrate, orgCreate, orgList, orgShow, memberCreate, memberList, memberToken, keyCreate, keyList, keyRevoke, seedDemoCommand, seedBulkCommand, indexesRebuild, cacheFlush]
     .map((command) => [command.name, command]),
 );

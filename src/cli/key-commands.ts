@@ -1,4 +1,4 @@
-import * as apiKeysQueries from '../db/queries/api-keys.queries';
+import * as apiKeysQueries from '../db/api-keys';
 import { issueApiKey } from '../auth/api-keys';
 import { knownScopes } from '../procedures/scopes';
 import { AppError } from '../errors/app-error';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import * as orgsQueries from '../db/queries/orgs.queries';
-import * as membersQueries from '../db/queries/members.queries';
+import * as orgsQueries from '../db/orgs';
+import * as membersQueries from '../db/members';
 import { AppError } from '../errors/app-error';
 import { defineCommand, list, noOperands, oneOperand, optional, required, UsageError } from './command';
 import { formatFields, formatTable } from './table';

@@ -1,5 +1,6 @@
 import { migrateLatest } from '../db/migrator';
-import * as deferredIndexesQueries from '../db/queries/deferred-indexes.queries';
+import * as deferredIndexesQueries from '../db/deferred-indexes';
+import { announceCacheChange } from '../db/cache-changes';
 import { defineCommand, noOperands } from './command';
 
 export const migrate = defineCommand({
@@ -20,4 +21,19 @@ export const indexesRebuild = defineCommand({
   parse: (_values, operands) => noOperands(operands),
   run: async (db) => ({ rebuilt: await deferredIndexesQueries.rebuildDeferredIndexes(db) }),
   describe: (r) => (r.rebuilt.length ? `built: ${r.rebuilt.join(', ')}` : 'no index was waiting to be built'),
+});
+
+export const cacheFlush = defineCommand({
+  name: 'cache flush',
+  summary: 'make every running instance forget the API keys, members and workspaces it cached',
+  options: [],
+  examples: ['cache flush'],
+  parse: (_values, operands) => noOperands(operands),
+  // Changes made through the API or this CLI are announced as they commit; one made by hand in SQL
+  // is not, and would otherwise bite only when the cache entry expires (KEY_CACHE_LIVE_TTL_MS).
+  run: async (db) => {
+    await announceCacheChange(db, { kind: 'all' });
+    return { flushed: true as const };
+  },
+  describe: () => 'every running instance dropped its cached keys, members and workspaces',
 });

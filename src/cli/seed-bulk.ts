@@ -1,9 +1,9 @@
 import type { Db } from '../db/knex';
-import * as orgsQueries from '../db/queries/orgs.queries';
-import * as membersQueries from '../db/queries/members.queries';
-import * as bulkSeedQueries from '../db/queries/bulk-seed.queries';
-import * as deferredIndexesQueries from '../db/queries/deferred-indexes.queries';
-import { foldAllCounterShards } from '../db/counter-folding';
+import * as orgsQueries from '../db/orgs';
+import * as membersQueries from '../db/members';
+import * as bulkSeed from '../db/leads/bulk-seed';
+import * as deferredIndexesQueries from '../db/deferred-indexes';
+import { foldWorkspaceCounters } from '../db/leads/counters';
 import { AppError } from '../errors/app-error';
 
 export interface SeedBulkOptions {
@@ -82,21 +82,21 @@ export async function seedBulk(db: Db, options: SeedBulkOptions): Promise<SeedBu
   // An earlier load that died before building its indexes again: build them before anything else.
   const leftOver = await deferredIndexesQueries.rebuildDeferredIndexes(db);
   let indexesRebuilt = leftOver.length;
-  let memberIds = await bulkSeedQueries.memberIdsOf(db, org.id);
+  let memberIds = await bulkSeed.memberIdsOf(db, org.id);
   const membersAdded = memberIds.length === 0 ? DEFAULT_MEMBERS.length : 0;
   if (memberIds.length === 0) {
     for (const [i, name] of DEFAULT_MEMBERS.entries()) {
       const email = `${name.toLowerCase().replace(' ', '.')}.${i}@${org.id.toLowerCase()}.example`;
       await membersQueries.create(db, org.id, { name, email });
     }
-    memberIds = await bulkSeedQueries.memberIdsOf(db, org.id);
+    memberIds = await bulkSeed.memberIdsOf(db, org.id);
   }
   const batchSize = options.batchSize ?? 50_000;
   // A random offset per run keeps phones distinct between runs into the same workspace.
   const phoneOffset = Math.floor(Math.random() * 100_000_000);
   const starts = Array.from({ length: Math.ceil(options.leads / batchSize) }, (_, i) => 1 + i * batchSize);
   const rebuild = options.rebuildIndexes ?? 'auto';
-  const dropped = rebuild === false ? [] : await deferredIndexesQueries.deferSecondaryIndexes(db, bulkSeedQueries.INSERTED_TABLES, rebuild === 'auto' ? { onlyIfAloneIn: org.id } : {});
+  const dropped = rebuild === false ? [] : await deferredIndexesQueries.deferSecondaryIndexes(db, bulkSeed.INSERTED_TABLES, rebuild === 'auto' ? { onlyIfAloneIn: org.id } : {});
   report({ phase: 'prepare', state: 'end', seconds: since(started), membersAdded, indexesRebuilt: leftOver });
   const concurrency = Math.min(options.concurrency ?? 2, starts.length);
   const loadStarted = performance.now();
@@ -107,7 +107,7 @@ export async function seedBulk(db: Db, options: SeedBulkOptions): Promise<SeedBu
   const worker = async () => {
     for (let from = starts.shift(); from !== undefined; from = starts.shift()) {
       const to = Math.min(options.leads, from + batchSize - 1);
-      await bulkSeedQueries.insertBatch(db, { orgId: org.id, memberIds, region: org.phoneRegion, from, to, total: options.leads, phoneOffset });
+      await bulkSeed.insertBatch(db, { orgId: org.id, memberIds, region: org.phoneRegion, from, to, total: options.leads, phoneOffset });
       done += to - from + 1;
       options.onProgress?.(done, options.leads);
     }
@@ -131,11 +131,11 @@ export async function seedBulk(db: Db, options: SeedBulkOptions): Promise<SeedBu
   }
   // Each batch added to a random shard of its counters: fold them, as the service would within a minute.
   report({ phase: 'counters', state: 'start' });
-  const folded = await foldAllCounterShards(db);
+  const folded = await foldWorkspaceCounters(db, org.id);
   report({ phase: 'counters', state: 'end', seconds: since(indexed), folded });
   const vacuumStarted = performance.now();
-  report({ phase: 'vacuum', state: 'start', tables: bulkSeedQueries.LOADED_TABLES });
-  await bulkSeedQueries.vacuumAnalyse(db);
+  report({ phase: 'vacuum', state: 'start', tables: bulkSeed.LOADED_TABLES });
+  await bulkSeed.vacuumAnalyse(db);
   const finished = performance.now();
   report({ phase: 'vacuum', state: 'end', seconds: tenths(finished - vacuumStarted) });
   return {

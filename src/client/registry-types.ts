@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { procedures } from '../procedures/index';
+import type { procedures } from '../procedures';
 
 /**
  * Call signatures inferred from the server's registry. Type-only imports: the compiled client

@@ -4,11 +4,20 @@ import { readTimeoutOf, type Db } from './knex';
 import { allowsNamedStatements, withStatementName, statementNameOf, poolMark } from './prepared-statements';
 
 /**
- * Statements compiled once per shape. Knex builds a query's tree and compiles it to SQL on every
- * call: for the leads list's first page that was 110-173 µs of Node's CPU, for a cursor page
- * 216-303 µs, against 6-12 µs to bind a compiled text (bench/statement-build.ts). A hot
- * statement whose text depends only on its shape (which filters, the page size) is built and
- * compiled once per shape with stand-ins for its values, and each call binds its own values.
+ * The hot reads' speed trick, used by the leads' data path alone (`getById`, and the list's first
+ * and keyset pages in src/db/leads/compiled-page.ts). Three parts, each measured against the plain
+ * knex query on the million-lead workspace (2026-11-26, on a busy 2-core machine):
+ * - compiled once per shape: knex builds and compiles a page's nested queries on every call; with
+ *   stand-ins for its values it is built once and each call binds its own values (a first page:
+ *   230-240 µs of Node's CPU instead of 335-365 µs compiled per call, 10 at a time in one process);
+ * - run straight on a pooled connection, through pg's callback form: knex's runner added 30-40 µs;
+ * - on a pool of its own (connect.ts) without pg's query_timeout, whose closure kept each answer
+ *   alive past its request (below): over HTTP at 50 connections the same statements through knex
+ *   on the main pool cost 100-250 µs more CPU per getById or first page.
+ * Served over HTTP, getById spent 254-359 µs of CPU a request with all three and 311-576 µs
+ * without; a REST first page 548-891 µs against 727-1542 µs. To remove it: build the statements
+ * with knex in getById and the list's `pageRows`, drop the second pool from connect.ts (and its
+ * options from knex.ts), and delete this file.
  */
 
 /** What a value stands in as while its statement is built: text no real value can hold (PostgreSQL text has no NUL). */
@@ -66,12 +75,11 @@ function compile(query: Knex.QueryBuilder | Knex.Raw, valueCount: number): Compi
 const compiledStatementPools = new WeakMap<object, Db>();
 
 /**
- * Sends `db`'s compiled statements, outside transactions, to `pool`: a pool whose sessions force
- * generic plans (connect.ts). A compiled statement's text fixes its plan's shape, so PostgreSQL's
- * per-call re-planning buys nothing; on the million-lead workspace it re-planned every first page
- * (its generic plan, costed for an average workspace, looked dearer), about a fifth of the page's
- * database CPU (bench/generic-plans.ts). A whole pool cannot force them: its searches must be
- * planned for their terms. A transaction's statements stay on its connection, to see its writes.
+ * Sends `db`'s compiled statements, outside transactions, to `pool`: a pool without pg's
+ * query_timeout, whose callers time their own reads (connect.ts, `runOn`). A transaction's
+ * statements stay on its connection, to see its writes. (Its sessions no longer force generic
+ * plans: on Citus a forced generic plan of a page or getById fails, "could not create distributed
+ * plan", and on one PostgreSQL it saved database CPU on the unfiltered first page alone.)
  */
 export function runCompiledStatementsOn(db: Db, pool: Db): void {
   const mark = poolMark(db);
@@ -109,11 +117,11 @@ interface PoolClient {
 /**
  * `build` made into a statement compiled once per shape: `build` must give the same text and
  * bindings for the same arguments, and take every value that varies from call to call through
- * `CallValues.of` (tests/property/compiled-statements.property.test.ts holds the leads list's to it).
+ * `CallValues.of` (tests/property/compiled-page.property.test.ts holds the leads list's to it).
  * Runs named for preparing where the pool allows it (prepared-statements.ts), on the pool
  * `runCompiledStatementsOn` gave. Outside a transaction it runs straight on a pooled connection:
- * knex's query runner added 24-68 µs of Node's CPU to a first page (bench/compiled-run.ts) to build
- * what is already built. It still tells knex's `query` listeners, as knex would.
+ * knex's query runner builds again what is already built. It still tells knex's `query`
+ * listeners, as knex would.
  */
 export function compiledPerShape<Args>(build: (db: Db, args: Args) => Knex.QueryBuilder | Knex.Raw) {
   const byShape = new Map<string, Compiled>();
@@ -160,8 +168,7 @@ export function compiledPerShape<Args>(build: (db: Db, args: Args) => Knex.Query
  * pg's promise form, and its `query_timeout`, each make a closure over the query inside
  * `Client.query`; with either, a list page's answer outlived its request, even one request at a
  * time: 57 KB of the 130 KB a page allocates was promoted into old space, 9 KB without them, and
- * old space filled with pages already sent (bench/gc-survival.ts; BENCHMARKS.md, "What outlives
- * a request").
+ * old space filled with pages already sent (bench/gc-survival.ts).
  */
 function runOn<Row extends pg.QueryResultRow>(connection: pg.Client, config: pg.QueryConfig, readTimeoutMs: number | undefined): Promise<pg.QueryResult<Row>> {
   return new Promise((resolve, reject) => {

@@ -6,7 +6,7 @@ import { runCompiledStatementsOn } from './compiled-statements';
 
 export interface Database {
   db: Db;
-  /** The pool `db`'s compiled statements run on, forcing generic plans (with named statements only). */
+  /** The pool `db`'s compiled statements (the leads' hot reads) run on, timing their own reads (with named statements only). */
   compiledStatementsDb: Db | undefined;
   /** Set when the database is the embedded one (started by this process, or shared with the one that did). */
   embedded: EmbeddedPostgres | undefined;
@@ -48,9 +48,9 @@ export async function connectDatabase(options: ConnectOptions): Promise<Database
   const namedStatements = options.namedStatements === true;
   const poolOptions = { url, poolMax: options.poolMax, acquireTimeoutMs, statementTimeoutMs: options.statementTimeoutMs, applicationName, onWarning, namedStatements };
   const db = createDb(poolOptions);
-  // The hot reads' compiled statements get a pool of their own, of the same size, whose sessions
-  // plan them once (compiled-statements.ts): up to twice DB_POOL_MAX connections in all.
-  const compiledStatementsDb = namedStatements ? createDb({ ...poolOptions, forceGenericPlans: true, readsTimedByCaller: true }) : undefined;
+  // The hot reads' compiled statements get a pool of their own, of the same size, without pg's
+  // query_timeout (compiled-statements.ts says why): up to twice DB_POOL_MAX connections in all.
+  const compiledStatementsDb = namedStatements ? createDb({ ...poolOptions, readsTimedByCaller: true }) : undefined;
   if (compiledStatementsDb) runCompiledStatementsOn(db, compiledStatementsDb);
   return {
     db,

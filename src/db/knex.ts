@@ -31,11 +31,6 @@ export interface DbOptions {
   /** Hot queries run as named prepared statements (prepared-statements.ts); never on the embedded database. */
   namedStatements?: boolean;
   /**
-   * Every session plans prepared statements once, generically (plan_cache_mode), instead of
-   * letting PostgreSQL re-plan them per call: for the pool compiled statements run on (connect.ts).
-   */
-  forceGenericPlans?: boolean;
-  /**
    * The pool's callers time their own reads (`readTimeoutOf`) instead of pg's `query_timeout`: for
    * the pool only compiled statements run on (compiled-statements.ts says why).
    */
@@ -70,7 +65,6 @@ export function createDb(options: DbOptions): Db {
       keepAlive: true,
       ...statementTimeout,
       ...(applicationName ? { application_name: applicationName } : {}),
-      ...(options.forceGenericPlans ? { options: '-c plan_cache_mode=force_generic_plan' } : {}),
     },
     pool: { min: 0, max: poolMax, validate: isIdle },
     acquireConnectionTimeout: acquireTimeoutMs,

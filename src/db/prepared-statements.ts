@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import pg from 'pg';
 
 /**
  * Pools whose statements may be named: each connection has a session of its own (not so behind
@@ -54,7 +53,7 @@ export function statementNameOf(sql: string): string {
   return `wsapi_${createHash('sha1').update(sql).digest('hex').slice(0, 24)}`;
 }
 
-/** `prepared` for a caller that already named the text (compiled-statements.ts names each shape once). */
+/** `prepared` for a caller that already named the text (src/db/leads/compiled-page.ts names each shape once). */
 export function withStatementName<Q extends Preparable>(db: object, query: Q, name: string): Q {
   if (allowsNamedStatements(db)) query.options({ name });
   return query;
@@ -65,18 +64,3 @@ export function allowsNamedStatements(db: object): boolean {
   const mark = poolMark(db);
   return mark !== undefined && poolsWithNamedStatements.has(mark);
 }
-
-const TIMESTAMPTZ = pg.types.builtins.TIMESTAMPTZ;
-const asText = (value: string) => value;
-
-/**
- * Type parsers for a query whose timestamps stay PostgreSQL's text: a page of 100 leads carries
- * 200 sort-key timestamps of which only the last row's are read (`parseTimestamp`).
- */
-export const TIMESTAMPS_AS_TEXT = {
-  getTypeParser(oid: number, format?: 'text' | 'binary') {
-    return oid === TIMESTAMPTZ ? asText : pg.types.getTypeParser(oid, format);
-  },
-};
-
-export const parseTimestamp = pg.types.getTypeParser(TIMESTAMPTZ) as (value: string) => Date;

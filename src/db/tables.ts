@@ -9,23 +9,32 @@ export const TABLES = {
   invoices: 'invoices',
   invoiceLineItems: 'invoice_line_items',
   apiKeys: 'api_keys',
+  /** Each key's secret hash, unique across workspaces, and whose key it is (a reference table on Citus). */
+  apiKeySecrets: 'api_key_secrets',
   leadCalls: 'lead_calls',
-  /** Counters of leads kept by triggers on leads (migration 20261123150000_create_lead_counts); assignee_key '' is "unassigned". */
+  /** Counters of leads, kept by every lead write (src/db/leads/counters.ts); assignee_key '' is "unassigned". */
   leadCounts: 'lead_counts',
-  /** Each lead's JSON as the REST list sends it, kept by triggers (migration 20261205120000_store_lead_json). */
+  /** Each lead's JSON as the REST list sends it, kept by every lead and contact write (src/db/leads/index.ts, storeLeadJson). */
   leadJson: 'lead_json',
   /** Secondary indexes a bulk load dropped and has yet to build again (migration 20261208120000_create_deferred_indexes). */
   deferredIndexes: 'deferred_indexes',
   idempotencyKeys: 'idempotency_keys',
   events: 'events',
+  /** Each workspace's last event sequence number: the counter row's lock orders its events. */
+  eventSequences: 'event_sequences',
   webhookEndpoints: 'webhook_endpoints',
   webhookDeliveries: 'webhook_deliveries',
   webhookDeliveryAttempts: 'webhook_delivery_attempts',
 } as const;
 
 /**
- * The `updated_at` of a row being changed: the time of the write (not of the transaction's start,
- * which may precede waiting for the row lock), and always later than the previous value, so
- * `updatedAt` only moves forward and optimistic-concurrency checks can trust it.
+ * The `updated_at` of a row being changed: the time of the writing statement (not of the
+ * transaction's start), and always later than the previous value, so `updatedAt` only moves
+ * forward and optimistic-concurrency checks can trust it. An immutable function of the old value
+ * and statement_timestamp(), not clock_timestamp(): Citus evaluates a write's functions on the
+ * coordinator and refuses volatile ones, and stable ones that take a column
+ * (migration 20261209120000_distribute_by_workspace).
  */
-export const NEXT_UPDATED_AT = "greatest(clock_timestamp(), updated_at + interval '1 millisecond')";
+export const NEXT_UPDATED_AT = 'next_updated_at(updated_at, statement_timestamp())';
+/** "Now" in a write: the writing statement's time (see NEXT_UPDATED_AT). */
+export const WRITE_TIME = 'statement_timestamp()';

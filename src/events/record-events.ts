@@ -1,6 +1,5 @@
-import type { Knex } from 'knex';
 import type { Db } from '../db/knex';
-import * as eventsQueries from '../db/queries/events.queries';
+import * as eventsQueries from '../db/events';
 import { newId } from '../domain/ids';
 import { scopeOfEventType, type EventType } from './event-types';
 
@@ -13,16 +12,15 @@ export interface EventDraft {
 
 /**
  * Records the events of a write in the write's own transaction (`trx`), with their webhook
- * deliveries: if the change rolls back, no event was ever recorded. One round trip per call, so a
- * write announces all its events in one call. The actor is the key or token that called, or
+ * deliveries: if the change rolls back, no event was ever recorded. A write announces all its
+ * events in one call, as its last step: the workspace's event counter stays locked from here to
+ * the commit (src/db/events says why). The actor is the key or token that called, or
  * `{kind: 'system'}` for what the service does by itself (disabling a failing webhook endpoint).
  */
 export function recordEvents(
   trx: Db,
   ctx: { orgId: string; actor: { kind: string; id: string } },
   drafts: readonly EventDraft[],
-  /** A write these events announce, run in the same statement (one round trip for both). */
-  alongside?: Knex.QueryBuilder,
 ): Promise<void> {
   return eventsQueries.insertWithDeliveries(
     trx,
@@ -35,6 +33,5 @@ export function recordEvents(
       objectId: draft.object.id,
       data: { object: draft.object, ...draft.details },
     })),
-    alongside,
   );
 }

@@ -1,6 +1,6 @@
 import type { Db } from '../db/knex';
 import type { Logger } from '../logger';
-import * as eventsQueries from '../db/queries/events.queries';
+import * as eventsQueries from '../db/events';
 import { startPeriodicJob, type PeriodicJob } from '../server/periodic-job';
 
 const DAY_MS = 86_400_000;

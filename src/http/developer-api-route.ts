@@ -7,11 +7,11 @@ import { authenticateMemberSession, type MemberSession } from '../auth/member-se
 import { DEVELOPER_API_FEATURE, DEVELOPER_PERMISSION, type MemberAccessReader } from '../auth/developer-access';
 import { issueApiKey } from '../auth/api-keys';
 import { knownScopes } from '../procedures/scopes';
-import * as apiKeysQueries from '../db/queries/api-keys.queries';
-import * as membersQueries from '../db/queries/members.queries';
-import * as orgsQueries from '../db/queries/orgs.queries';
-import type { ApiKeyListing } from '../db/queries/api-keys.queries';
-import type { MemberAccess } from '../db/queries/members.queries';
+import * as apiKeysQueries from '../db/api-keys';
+import * as membersQueries from '../db/members';
+import * as orgsQueries from '../db/orgs';
+import type { ApiKeyListing } from '../db/api-keys';
+import type { MemberAccess } from '../db/members';
 import type { Db } from '../db/knex';
 import type { Registry } from '../rpc/registry';
 import type { JwtKeys } from '../auth/secrets';

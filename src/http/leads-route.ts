@@ -2,7 +2,7 @@ import express, { type Router } from 'express';
 import { assertScope, type Principal } from '../auth/principal';
 import { fromZodError } from '../errors/zod-issues';
 import { invalidInput } from '../errors/app-error';
-import { renderLeadsPageJson } from '../db/leads-page';
+import * as leads from '../db/leads';
 import { leadsListQuery, toLeadListFilters } from '../procedures/leads/lead-list.schema';
 import type { Db } from '../db/knex';
 import { recordPrincipal } from '../observability/request-principal';
@@ -11,7 +11,7 @@ import type { RateLimiter } from '../ratelimit/rate-limiter';
 import { sendJson } from './send-json';
 
 /**
- * `GET /api/v1/leads`: the plain-REST list. Same query module and filters as `leads.getAll`;
+ * `GET /api/v1/leads`: the plain-REST list. Same data module (src/db/leads) and filters as `leads.getAll`;
  * plain JSON (dates as ISO strings); no maximum-tier rule, which the spec sets for action endpoints only.
  */
 export function leadsRouter(deps: {
@@ -32,7 +32,7 @@ export function leadsRouter(deps: {
     }
     const parsed = leadsListQuery.safeParse(query);
     if (!parsed.success) throw fromZodError(parsed.error);
-    const body = await renderLeadsPageJson(deps.db, principal.orgId, toLeadListFilters(parsed.data), parsed.data);
+    const body = await leads.renderLeadsPageJson(deps.db, principal.orgId, toLeadListFilters(parsed.data), parsed.data);
     sendJson(res, 200, body);
   });
   return router;

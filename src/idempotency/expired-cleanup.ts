@@ -1,6 +1,6 @@
 import type { Db } from '../db/knex';
 import type { Logger } from '../logger';
-import * as idempotencyQueries from '../db/queries/idempotency.queries';
+import * as idempotencyQueries from '../db/idempotency';
 import { startPeriodicJob, type PeriodicJob } from '../server/periodic-job';
 
 export interface SweepOptions {

@@ -1,4 +1,4 @@
-import { procedures } from './index';
+import { procedures } from '.';
 
 let known: ReadonlySet<string> | undefined;
 

@@ -1,4 +1,4 @@
-import type { OrgTier } from '../db/queries/orgs.queries';
+import type { OrgTier } from '../db/orgs';
 
 /** Every budget is counted over one minute. */
 export const WINDOW_SECONDS = 60;

@@ -1,6 +1,6 @@
 import { AppError } from '../errors/app-error';
 import type { Logger } from '../logger';
-import type { OrgTier } from '../db/queries/orgs.queries';
+import type { OrgTier } from '../db/orgs';
 import type { Principal } from '../auth/principal';
 import type { AttemptCount, WindowCount, WindowStore } from './window-store';
 import { createFailOpen, type FailOpen } from './fail-open';

@@ -67,7 +67,8 @@ function bornOn<T extends abstract new (...args: never[]) => object>(base: T, pr
  * Object.setPrototypeOf, and V8 makes each such object slow: at one connection a bare Express
  * route kept about 8 KB of every request alive into old space, where only the heap's full
  * collections free it. Node builds them on those prototypes here instead, so Express's call
- * changes nothing (BENCHMARKS.md, "Requests born on Express's prototypes").
+ * changes nothing: the same route costs about half the CPU (docs/performance.md, "Requests born
+ * on Express's prototypes").
  */
 export function createHttpServer(app: Express, timeouts: HttpServerTimeouts = {}): Server {
   const { headersTimeout, requestTimeout, keepAliveTimeout, connectionsCheckingInterval } = { ...DEFAULT_TIMEOUTS, ...timeouts };

@@ -10,7 +10,7 @@ import type { ServerResponse } from 'node:http';
  * table and every answer listed in it outlived the young generation and was promoted: under
  * start:prod's --heap-growing-percent, whose frequent mark-compacts put tables there, 8.5 KB of
  * each getById and 9 KB of each list page, and 43 µs of a getById's CPU at 800 req/s
- * (bench/gc-survival.ts; BENCHMARKS.md, "In-flight answers in a Set").
+ * (bench/gc-survival.ts; docs/performance.md, "In-flight answers in reused slots").
  */
 export interface InFlightResponses {
   /** Holds `res` until it closes (finished, or its connection gone). */

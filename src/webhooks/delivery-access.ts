@@ -1,4 +1,4 @@
-import type { ClaimedDelivery } from '../db/queries/webhook-deliveries.queries';
+import type { ClaimedDelivery } from '../db/webhooks/deliveries';
 import { isEventType, scopeOfEventType } from '../events/event-types';
 
 /**

@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Db } from '../db/knex';
 import type { Logger } from '../logger';
-import * as deliveriesQueries from '../db/queries/webhook-deliveries.queries';
+import * as deliveriesQueries from '../db/webhooks/deliveries';
 import { deliverClaimed, type DeliveryDeps, type DeliverySettings } from './deliver';
 import { guardedLookup, type WebhookUrlPolicy } from './url-safety';
 

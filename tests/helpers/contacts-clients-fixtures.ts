@@ -1,8 +1,9 @@
 import type { Db } from '../../src/db/knex';
-import * as contactsQueries from '../../src/db/queries/contacts.queries';
-import * as clientsQueries from '../../src/db/queries/clients.queries';
-import type { ClientFields } from '../../src/db/queries/clients.queries';
-import type { ContactFields } from '../../src/db/queries/contacts.queries';
+import * as contacts from '../../src/db/contacts';
+import * as leads from '../../src/db/leads';
+import * as clientsQueries from '../../src/db/clients';
+import type { ClientFields } from '../../src/db/clients';
+import type { ContactFields } from '../../src/db/contacts';
 import { newId } from '../../src/domain/ids';
 import { unique } from './factories';
 
@@ -15,14 +16,14 @@ export const LONG_AGO = new Date('2020-01-01T00:00:00.000Z');
 
 /** A contact written through the query module (values stored as given), created and last updated at `at`. */
 export async function createContact(db: Db, orgId: string, overrides: Partial<ContactFields> = {}, at = LONG_AGO) {
-  const { id } = await contactsQueries.insert(db, orgId, {
+  const { id } = await contacts.insert(db, orgId, {
     name: overrides.name ?? unique('Contact'),
     phones: overrides.phones ?? ['+442079460000'],
     emails: overrides.emails ?? [],
     company: overrides.company ?? null,
   });
   await db('contacts').where({ org_id: orgId, id }).update({ created_at: at, updated_at: at });
-  return (await contactsQueries.getById(db, orgId, id))!;
+  return (await contacts.getById(db, orgId, id))!;
 }
 
 /** A client written through the query module (values stored as given), created and last updated at `at`. */
@@ -46,11 +47,12 @@ export async function createInvoiceRow(db: Db, orgId: string, clientId: string, 
   return id;
 }
 
-/** A lead row pointing at an existing contact, written straight to its table. */
+/** A lead of an existing contact, written through the leads' data module. */
 export async function createLeadFor(db: Db, orgId: string, contactId: string, clientId: string | null = null): Promise<string> {
-  const id = newId('lead');
-  await db('leads').insert({ org_id: orgId, id, contact_id: contactId, client_id: clientId });
-  return id;
+  const [id] = await db.transaction((trx) => leads.insertMany(trx, orgId, [{
+    contactId, clientId, status: 'NOT_CONTACTED', source: null, notes: null, nextCallAt: null, assignedToId: null,
+  }]));
+  return id!;
 }
 
 export function storedContact(db: Db, orgId: string, id: string) {

@@ -3,7 +3,7 @@ import type { Db } from '../../src/db/knex';
 import { procedures } from '../../src/procedures';
 import { createRegistry, type AnyProcedure } from '../../src/rpc/registry';
 import { MAXIMUM_TIER } from '../../src/auth/principal';
-import * as apiKeysQueries from '../../src/db/queries/api-keys.queries';
+import * as apiKeysQueries from '../../src/db/api-keys';
 import { generateApiKeySecret } from '../../src/domain/api-key-secret';
 import { newId } from '../../src/domain/ids';
 import { TABLES } from '../../src/db/tables';
@@ -88,8 +88,9 @@ export const ROUND_TRIPS: Record<string, RoundTrip> = {
 export const NOT_UPDATED_IN_PLACE: Record<string, string> = {
   [TABLES.orgMembers]: 'members are managed in the app; the API only reads them (orgMembers.getAll, getById)',
   [TABLES.apiKeys]: 'keys are issued and revoked, never changed (apiKeys.revoke)',
-  [TABLES.leadCounts]: 'counters kept by triggers on leads',
-  [TABLES.leadJson]: "each lead's stored JSON, kept by triggers on leads and contacts",
+  [TABLES.apiKeySecrets]: "each key's hash and owner, written with the key, never changed",
+  [TABLES.leadCounts]: 'counters kept by the leads module on every lead write',
+  [TABLES.leadJson]: "each lead's stored JSON, kept by the leads module on lead and contact writes",
   [TABLES.leadCalls]: 'calls are facts about the past: logged, never changed',
   [TABLES.invoiceLineItems]: "an invoice's lines: written whole through invoices.update (items)",
   [TABLES.events]: 'events are recorded by writes, never changed',

@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../src/db/knex';
-import * as orgsQueries from '../../src/db/queries/orgs.queries';
-import * as membersQueries from '../../src/db/queries/members.queries';
-import * as contactsQueries from '../../src/db/queries/contacts.queries';
-import * as leadsQueries from '../../src/db/queries/leads.queries';
+import * as orgsQueries from '../../src/db/orgs';
+import * as membersQueries from '../../src/db/members';
+import * as contacts from '../../src/db/contacts';
+import * as leads from '../../src/db/leads';
 import { issueApiKey } from '../../src/auth/api-keys';
 import { knownScopes } from '../../src/procedures/scopes';
-import type { OrgTier } from '../../src/db/queries/orgs.queries';
-import type { LeadFields } from '../../src/db/queries/leads.queries';
+import type { OrgTier } from '../../src/db/orgs';
+import type { LeadFields } from '../../src/db/leads';
 
 export const ALL_SCOPES = [...knownScopes()];
 
@@ -53,26 +53,26 @@ export async function createWorkspace(db: Db, options: { tier?: OrgTier; region?
   return { org, member, key, keyId };
 }
 
-/** A lead written straight through the query modules (values are stored as given: already normalised). */
+/** A lead and its contact written straight through the data modules (values are stored as given: already normalised). */
 export async function createLead(
   db: Db,
   orgId: string,
   overrides: Partial<LeadFields> & { name?: string; phones?: string[]; emails?: string[]; company?: string | null } = {},
 ) {
-  const contact = await contactsQueries.insert(db, orgId, {
-    name: overrides.name ?? unique('Lead'),
-    phones: overrides.phones ?? ['+442079460000'],
-    emails: overrides.emails ?? [],
-    company: overrides.company ?? null,
+  return db.transaction(async (trx) => {
+    const contact = await contacts.insert(trx, orgId, {
+      name: overrides.name ?? unique('Lead'),
+      phones: overrides.phones ?? ['+442079460000'],
+      emails: overrides.emails ?? [],
+      company: overrides.company ?? null,
+    });
+    return leads.insert(trx, orgId, contact, {
+      status: overrides.status ?? 'NOT_CONTACTED',
+      source: overrides.source ?? null,
+      notes: overrides.notes ?? null,
+      nextCallAt: overrides.nextCallAt ?? null,
+      assignedToId: overrides.assignedToId ?? null,
+      clientId: overrides.clientId ?? null,
+    });
   });
-  const { lead, insert } = leadsQueries.newLeadOf(db, orgId, contact, {
-    status: overrides.status ?? 'NOT_CONTACTED',
-    source: overrides.source ?? null,
-    notes: overrides.notes ?? null,
-    nextCallAt: overrides.nextCallAt ?? null,
-    assignedToId: overrides.assignedToId ?? null,
-    clientId: overrides.clientId ?? null,
-  });
-  await insert;
-  return lead;
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineProcedure } from '../../src/rpc/define-procedure';
 import { recordEvents } from '../../src/events/record-events';
-import * as leadsQueries from '../../src/db/queries/leads.queries';
+import * as leads from '../../src/db/leads';
 
 /**
  * A test-only write that records its event (and so its webhook deliveries) and then fails: the
@@ -16,7 +16,7 @@ export const failsAfterEvent = defineProcedure({
   input: z.strictObject({ id: z.string().max(64) }),
   async handler({ ctx, input }) {
     return ctx.db.transaction(async (trx) => {
-      const lead = (await leadsQueries.getById(trx, ctx.orgId, input.id))!;
+      const lead = (await leads.getById(trx, ctx.orgId, input.id))!;
       await recordEvents(trx, ctx, [{ type: 'lead.updated', object: lead }]);
       throw new Error('boom after the event');
     });

@@ -1,14 +1,9 @@
-import pg from 'pg';
 import type { TestDatabaseHandle } from './global-setup';
+import { dropTestDatabase } from './test-databases';
 
 export default async function globalTeardown(): Promise<void> {
   const handle = (globalThis as { __testDatabase?: TestDatabaseHandle }).__testDatabase;
   if (!handle) return;
   await handle.embedded?.stop();
-  if (handle.adminUrl && handle.name) {
-    const admin = new pg.Client({ connectionString: handle.adminUrl });
-    await admin.connect();
-    await admin.query(`drop database if exists ${handle.name} with (force)`);
-    await admin.end();
-  }
+  if (handle.name) await dropTestDatabase(handle.name, handle.adminUrl);
 }

@@ -6,7 +6,7 @@ import type { Db } from '../../src/db/knex';
 import { defineProcedure } from '../../src/rpc/define-procedure';
 import { createRegistry, type Registry } from '../../src/rpc/registry';
 import { AppError } from '../../src/errors/app-error';
-import * as contactsQueries from '../../src/db/queries/contacts.queries';
+import * as contacts from '../../src/db/contacts';
 
 /** POST /api/v1/rpc/<name> with the exact body text given and an Idempotency-Key (unless null). */
 export function postRaw(app: Express | Server, name: string, body: string, apiKey: string, idempotencyKey: string | null) {
@@ -70,7 +70,7 @@ export function createIdempotencyRegistry() {
   const calls = { writeThenRefuse: 0, explode: 0, gated: 0 };
   let gate: Gate | undefined;
   const input = z.strictObject({ name: z.string().min(1) });
-  const addContact = (db: Db, orgId: string, name: string) => contactsQueries.insert(db, orgId, { name, phones: [], emails: [], company: null });
+  const addContact = (db: Db, orgId: string, name: string) => contacts.insert(db, orgId, { name, phones: [], emails: [], company: null });
   const registry: Registry = createRegistry([
     defineProcedure({
       name: 'idem.writeThenRefuse',

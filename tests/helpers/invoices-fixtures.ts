@@ -1,6 +1,6 @@
 import type { Db } from '../../src/db/knex';
-import * as invoicesQueries from '../../src/db/queries/invoices.queries';
-import type { InvoiceItemFields } from '../../src/db/queries/invoices.queries';
+import * as invoicesQueries from '../../src/db/invoices';
+import type { InvoiceItemFields } from '../../src/db/invoices';
 import type { InvoiceStatus } from '../../src/domain/invoice-status';
 import { newId } from '../../src/domain/ids';
 import { unique } from './factories';

@@ -30,22 +30,16 @@ export async function countClients(db: Db, orgId: string): Promise<number> {
 }
 
 /**
- * Makes the database refuse writes to `table` rows whose `column` is `value` (a trigger that
- * raises), to prove a multi-row write is all or nothing. Only rows with that one value are
- * refused, so other tests sharing the database are unaffected. Answers the cleanup.
+ * Makes the database refuse writes to `table` rows whose `column` is `value` (a check constraint,
+ * which Citus keeps on every shard; NOT VALID, so rows already there are not checked), to prove a
+ * multi-row write is all or nothing. Only rows with that one value are refused, so other tests
+ * sharing the database are unaffected. Answers the cleanup.
  */
 export async function refuseWritesWhere(db: Db, table: 'clients' | 'leads' | 'lead_calls', column: string, value: string): Promise<() => Promise<void>> {
   const name = `test_refuse_${randomBytes(6).toString('hex')}`;
-  await db.raw(`
-    create function ${name}() returns trigger language plpgsql as $$
-    begin
-      if new.${column} = ${quoteLiteral(value)} then raise exception 'refused by test trigger ${name}'; end if;
-      return new;
-    end $$;
-    create trigger ${name} before insert or update on ${table} for each row execute function ${name}();
-  `);
+  await db.raw(`alter table ${table} add constraint ${name} check (${column} is distinct from ${quoteLiteral(value)}) not valid`);
   return async () => {
-    await db.raw(`drop trigger ${name} on ${table}; drop function ${name}();`);
+    await db.raw(`alter table ${table} drop constraint ${name}`);
   };
 }
 

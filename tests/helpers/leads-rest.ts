@@ -1,7 +1,8 @@
 import request from 'supertest';
 import type { Express } from 'express';
 import type { Db } from '../../src/db/knex';
-import type { Lead } from '../../src/db/queries/leads.queries';
+import * as leads from '../../src/db/leads';
+import type { Lead } from '../../src/db/leads';
 
 /** The 16 fields of the spec's Lead object, sorted. */
 export const LEAD_FIELDS = [
@@ -49,8 +50,11 @@ export function toJsonLead(lead: Lead): JsonLead {
   };
 }
 
-/** Sets a lead's stored created_at, to build ties and known orders. */
+/** Sets a lead's stored created_at, to build ties and known orders (its stored JSON rendered again to match). */
 export async function setCreatedAt(db: Db, orgId: string, leadId: string, createdAt: Date): Promise<void> {
-  const updated = await db('leads').where({ org_id: orgId, id: leadId }).update({ created_at: createdAt });
-  if (updated !== 1) throw new Error(`lead ${leadId} not found in ${orgId}`);
+  await db.transaction(async (trx) => {
+    const updated = await trx('leads').where({ org_id: orgId, id: leadId }).update({ created_at: createdAt });
+    if (updated !== 1) throw new Error(`lead ${leadId} not found in ${orgId}`);
+    await leads.storeLeadJson(trx, orgId, { leadIds: [leadId] });
+  });
 }

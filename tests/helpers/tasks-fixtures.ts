@@ -1,6 +1,6 @@
 import type { Db } from '../../src/db/knex';
-import * as tasksQueries from '../../src/db/queries/tasks.queries';
-import type { TaskFields } from '../../src/db/queries/tasks.queries';
+import * as tasksQueries from '../../src/db/tasks';
+import type { TaskFields } from '../../src/db/tasks';
 import { newId } from '../../src/domain/ids';
 import { createLead, unique, type createWorkspace } from './factories';
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Express } from 'express';
 import type { Db } from '../../src/db/knex';
-import * as membersQueries from '../../src/db/queries/members.queries';
+import * as membersQueries from '../../src/db/members';
 import { issueApiKey } from '../../src/auth/api-keys';
 import { procedures } from '../../src/procedures';
 import { inputJsonSchema, type JsonSchema } from '../../src/openapi/json-schema';

@@ -3,7 +3,7 @@ import type { Express } from 'express';
 import { createTestContext, type TestContext } from '../helpers/test-app';
 import { createKey, createOrg } from '../helpers/factories';
 import { pollUntil } from '../helpers/cli-harness';
-import * as apiKeysQueries from '../../src/db/queries/api-keys.queries';
+import * as apiKeysQueries from '../../src/db/api-keys';
 
 // The default cache of verified keys: trusted for 1 second.
 const ctx = createTestContext({ keyCacheTtlMs: 1000 });

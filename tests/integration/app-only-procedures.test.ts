@@ -5,7 +5,7 @@ import { expectRpcFailure, issuePaths } from '../helpers/leads-procedures-helper
 import { createRegistry } from '../../src/rpc/registry';
 import { apiKeysProcedures } from '../../src/procedures/api-keys';
 import { organisationProcedures } from '../../src/procedures/organisation';
-import * as apiKeysQueries from '../../src/db/queries/api-keys.queries';
+import * as apiKeysQueries from '../../src/db/api-keys';
 import { generateApiKeySecret, hashApiKeySecret } from '../../src/domain/api-key-secret';
 import { newId } from '../../src/domain/ids';
 import type { Db } from '../../src/db/knex';

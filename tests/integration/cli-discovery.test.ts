@@ -1,7 +1,7 @@
 import { createTestContext } from '../helpers/test-app';
 import { createKey, createMember, createOrg, unique } from '../helpers/factories';
-import * as orgsQueries from '../../src/db/queries/orgs.queries';
-import * as membersQueries from '../../src/db/queries/members.queries';
+import * as orgsQueries from '../../src/db/orgs';
+import * as membersQueries from '../../src/db/members';
 import { cli, cliJson } from '../helpers/cli-harness';
 
 const ctx = createTestContext();

@@ -1,7 +1,7 @@
 import { createDb, type Db } from '../../src/db/knex';
 import { migrateLatest } from '../../src/db/migrator';
-import { INSERTED_TABLES } from '../../src/db/queries/bulk-seed.queries';
-import * as deferredIndexesQueries from '../../src/db/queries/deferred-indexes.queries';
+import { INSERTED_TABLES } from '../../src/db/leads/bulk-seed';
+import * as deferredIndexesQueries from '../../src/db/deferred-indexes';
 import { createTestContext, testDatabaseUrl } from '../helpers/test-app';
 import { useOwnDatabase } from '../helpers/own-database';
 import { createOrg } from '../helpers/factories';

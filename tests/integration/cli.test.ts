@@ -6,6 +6,7 @@ import { createTestContext, testDatabaseUrl } from '../helpers/test-app';
 import { createOrg, unique } from '../helpers/factories';
 import { rpcGet, errorOf, resultOf } from '../helpers/rpc';
 import { cli, cliJson } from '../helpers/cli-harness';
+import { acrossWorkspaces } from '../../src/db/across-workspaces';
 
 const ctx = createTestContext({ keyCacheTtlMs: 0 });
 afterAll(() => ctx.close());
@@ -62,7 +63,8 @@ describe('cli org create', () => {
     expect(run.out).toBe('');
     expect(run.err).toMatch(/^missing --tier\n/);
     expect(run.err).toMatch(ORG_CREATE_USAGE_LINE);
-    expect(await ctx.db('organisations').where({ name })).toEqual([]);
+    // Which workspace has that name is a question across workspaces.
+    expect(await acrossWorkspaces(ctx.db, (trx) => trx('organisations').where({ name }))).toEqual([]);
   });
 
   it('exits 2 for --tier GOLD, listing the tiers', async () => {

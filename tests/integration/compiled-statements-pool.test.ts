@@ -1,7 +1,7 @@
 import { tmpdir } from 'node:os';
 import type { Db } from '../../src/db/knex';
 import { connectDatabase, type Database } from '../../src/db/connect';
-import * as leadsQueries from '../../src/db/queries/leads.queries';
+import * as leads from '../../src/db/leads';
 import { toSearchTerm } from '../../src/domain/phone';
 import { createMetrics } from '../../src/observability/metrics';
 import { createTestDb, testDatabaseUrl } from '../helpers/test-app';
@@ -34,20 +34,21 @@ describe('compiled statements on a pool of their own (connect.ts)', () => {
     await setup.destroy();
   });
 
-  it('plans first pages and getById once, generically, while searches stay on the main pool, planned per call', async () => {
+  it('runs first pages and getById there, named, while searches stay on the main pool, unnamed; neither pool forces generic plans', async () => {
     const calls = 7;
     for (let i = 0; i < calls; i += 1) {
-      await leadsQueries.listAsJson(database.db, orgId, {}, { page: 1, pageSize: 2 });
-      expect((await leadsQueries.getById(database.db, orgId, leadId))?.name).toBe('Generic Plan');
-      expect((await leadsQueries.listAsJson(database.db, orgId, { search: toSearchTerm('Generic') }, { page: 1, pageSize: 2 })).total).toBe(1);
+      await leads.listAsJson(database.db, orgId, {}, { page: 1, pageSize: 2 });
+      expect((await leads.getById(database.db, orgId, leadId))?.name).toBe('Generic Plan');
+      expect((await leads.listAsJson(database.db, orgId, { search: toSearchTerm('Generic') }, { page: 1, pageSize: 2 })).total).toBe(1);
     }
     const compiled = database.compiledStatementsDb!;
-    expect(await planCacheMode(compiled)).toBe('force_generic_plan');
+    // Forced generic plans fail on Citus ("could not create distributed plan"): PostgreSQL chooses.
+    expect(await planCacheMode(compiled)).toBe('auto');
     expect(await planCacheMode(database.db)).toBe('auto');
     const statements = await preparedIn(compiled);
     expect(statements.map((s) => (s.statement.includes('"lead_json"') ? 'page' : 'getById')).sort()).toEqual(['getById', 'page']);
-    // Auto would have planned the first five calls afresh: every call used the one generic plan.
-    for (const s of statements) expect([s.custom_plans, s.generic_plans]).toEqual(['0', String(calls)]);
+    // Each prepared once on its connection and run every call.
+    for (const s of statements) expect(Number(s.custom_plans) + Number(s.generic_plans)).toBe(calls);
     expect(await preparedIn(database.db)).toEqual([]);
   });
 
@@ -55,9 +56,9 @@ describe('compiled statements on a pool of their own (connect.ts)', () => {
     const rollBack = new Error('roll back');
     const written = database.db.transaction(async (trx) => {
       const { id } = await createLead(trx, orgId, { name: 'Uncommitted' });
-      expect((await leadsQueries.getById(trx, orgId, id))?.name).toBe('Uncommitted');
+      expect((await leads.getById(trx, orgId, id))?.name).toBe('Uncommitted');
       // The other pool's session cannot see the uncommitted lead.
-      expect(await leadsQueries.getById(database.db, orgId, id)).toBeUndefined();
+      expect(await leads.getById(database.db, orgId, id)).toBeUndefined();
       throw rollBack;
     });
     // A failed expectation inside would reject with itself, not with rollBack.
@@ -74,7 +75,7 @@ describe('compiled statements on a pool of their own (connect.ts)', () => {
     const plain = await connectDatabase({ url: testDatabaseUrl(), embeddedDir: tmpdir(), poolMax: 1, migrate: false });
     try {
       expect(plain.compiledStatementsDb).toBeUndefined();
-      expect(await leadsQueries.getById(plain.db, orgId, leadId)).toBeDefined();
+      expect(await leads.getById(plain.db, orgId, leadId)).toBeDefined();
     } finally {
       await plain.close();
     }

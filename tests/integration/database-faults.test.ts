@@ -34,6 +34,7 @@ describe('database faults', () => {
   let db: Db;
   let ctx: TestContext;
   let key: string;
+  let orgId: string;
   const applicationName = unique('wsapi-faults');
 
   beforeAll(async () => {
@@ -50,7 +51,7 @@ describe('database faults', () => {
     });
     // A key cache of 0 ms: every call reads its key, so every call needs the database.
     ctx = createTestContext({ db, keyCacheTtlMs: 0 });
-    ({ key } = await createWorkspace(direct));
+    ({ key, org: { id: orgId } } = await createWorkspace(direct));
   });
 
   afterEach(() => proxy.restore());
@@ -120,7 +121,7 @@ describe('database faults', () => {
       expect(await statusOnceRecovered(ctx.app)).toBe(200);
       const created = await rpcPost(ctx.app, 'leads.create', { name: unique('After'), phone: '+442079460002' }, key);
       expect(created.status).toBe(200);
-      expect(await direct('leads').where({ id: created.body.result.data.json.id }).count({ n: '*' })).toEqual([{ n: '1' }]);
+      expect(await direct('leads').where({ org_id: orgId, id: created.body.result.data.json.id }).count({ n: '*' })).toEqual([{ n: '1' }]);
       await request(ctx.app).get('/readyz').expect(200, { status: 'ready' });
     });
   });

@@ -1,6 +1,6 @@
 import { createDb } from '../../src/db/knex';
 import { migrateLatest } from '../../src/db/migrator';
-import * as orgsQueries from '../../src/db/queries/orgs.queries';
+import * as orgsQueries from '../../src/db/orgs';
 import { seedDemo, type DemoSummary } from '../../seeds/01_demo_workspaces';
 import { createTestContext, type TestContext } from '../helpers/test-app';
 import { useOwnDatabase } from '../helpers/own-database';

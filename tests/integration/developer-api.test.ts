@@ -63,7 +63,7 @@ describe('POST /developer/api/keys and GET /developer/api/keys', () => {
     expect(created.status).toBe(201);
     expect(created.body.key.secret).toMatch(/^wsk_/);
     expect(created.body.key).toMatchObject({ name: 'CRM sync', scopes: ['leads.read', 'leads.create'], expiresAt: '2099-01-01T00:00:00.000Z', revokedAt: null });
-    const stored = await ctx.db(TABLES.apiKeys).where({ id: created.body.key.id }).first();
+    const stored = await ctx.db(TABLES.apiKeys).where({ org_id: ws.org.id, id: created.body.key.id }).first();
     expect(stored).toMatchObject({ org_id: ws.org.id, member_id: ws.member.id });
 
     const listed = await request(ctx.app).get('/developer/api/keys').set('Authorization', ws.auth);
@@ -118,7 +118,7 @@ describe('POST /developer/api/keys/:id/revoke', () => {
 
     expect(res.status).toBe(200);
     expect(res.body.key.revokedAt).not.toBeNull();
-    expect((await ctx.db(TABLES.apiKeys).where({ id }).first()).revoked_at).not.toBeNull();
+    expect((await ctx.db(TABLES.apiKeys).where({ org_id: ws.org.id, id }).first()).revoked_at).not.toBeNull();
   });
 
   it('answers 404 for another workspace key and leaves it active', async () => {
@@ -129,7 +129,7 @@ describe('POST /developer/api/keys/:id/revoke', () => {
 
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe('NOT_FOUND');
-    expect((await ctx.db(TABLES.apiKeys).where({ id }).first()).revoked_at).toBeNull();
+    expect((await ctx.db(TABLES.apiKeys).where({ org_id: other.org.id, id }).first()).revoked_at).toBeNull();
   });
 
   it('answers 403 to a member without DEVELOPER and leaves the key active', async () => {
@@ -138,7 +138,7 @@ describe('POST /developer/api/keys/:id/revoke', () => {
     const res = await request(ctx.app).post(`/developer/api/keys/${id}/revoke`).set('Authorization', ws.auth);
 
     expect(res.status).toBe(403);
-    expect((await ctx.db(TABLES.apiKeys).where({ id }).first()).revoked_at).toBeNull();
+    expect((await ctx.db(TABLES.apiKeys).where({ org_id: ws.org.id, id }).first()).revoked_at).toBeNull();
   });
 });
 

@@ -7,7 +7,7 @@ import { createLogger } from '../../src/logger';
 import { defineProcedure } from '../../src/rpc/define-procedure';
 import { createRegistry } from '../../src/rpc/registry';
 import { procedures } from '../../src/procedures';
-import * as membersQueries from '../../src/db/queries/members.queries';
+import * as membersQueries from '../../src/db/members';
 import { generateApiKeySecret } from '../../src/domain/api-key-secret';
 import { newId } from '../../src/domain/ids';
 import { signMemberSession } from '../../src/auth/member-session';
@@ -192,7 +192,9 @@ describe('the log of a failure', () => {
     expect(res.status).toBe(500);
     const lines = logged.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, any>);
     const errorLine = lines.find((l) => l.level === 50 && l.reqId === `leak-${marker}` && l.err);
-    expect(errorLine?.err).toMatchObject({ code: '23514', constraint: 'tasks_status_check', detail: '[Redacted]' });
+    expect(errorLine?.err).toMatchObject({ code: '23514', detail: '[Redacted]' });
+    // Citus relays a worker's error with its SQL state but without the constraint's name.
+    if (process.env.WSAPI_TEST_CITUS !== '1') expect(errorLine?.err).toMatchObject({ constraint: 'tasks_status_check' });
     expect(logged).not.toContain(title);
     expect(logged).not.toContain(ws.key);
   });

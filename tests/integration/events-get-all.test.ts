@@ -2,7 +2,7 @@ import { createTestContext } from '../helpers/test-app';
 import { createKey, createWorkspace } from '../helpers/factories';
 import { errorOf, resultOf, rpcGet, rpcPost } from '../helpers/rpc';
 import { recordEvents } from '../../src/events/record-events';
-import * as contactsQueries from '../../src/db/queries/contacts.queries';
+import * as contacts from '../../src/db/contacts';
 
 const ctx = createTestContext();
 afterAll(() => ctx.close());
@@ -127,31 +127,32 @@ describe('events.getAll, catch-up mode (after)', () => {
 });
 
 describe('events.getAll catch-up never skips an event committed late', () => {
-  it('holds back events behind a transaction still running, then answers them in transaction order', async () => {
+  it('orders a workspace\'s events by commit: a write waits for the one whose event came first, and catch-up skips neither', async () => {
     const ws = await createWorkspace(ctx.db);
     await write(ws.key, 'contacts.create', { name: 'Before' });
     const seen = await events(ws.key, { after: null });
     expect(seen.data).toHaveLength(1);
     const actor = { kind: 'apiKey', id: ws.keyId };
-    // A write that began first (it holds an id and an event) but commits after a later one.
+    // A write that took its event's place in the workspace's sequence and has not committed yet.
     let commitSlow!: () => void;
     const slow = ctx.db.transaction(async (trx) => {
-      const contact = await contactsQueries.insert(trx, ws.org.id, { name: 'Slow', phones: [], emails: [], company: null });
+      const contact = await contacts.insert(trx, ws.org.id, { name: 'Slow', phones: [], emails: [], company: null });
       await recordEvents(trx, { orgId: ws.org.id, actor }, [{ type: 'contact.created', object: contact }]);
       await new Promise<void>((resolve) => (commitSlow = resolve));
     });
     while (!commitSlow) await new Promise((resolve) => setTimeout(resolve, 5));
+    let fastDone = false;
+    const fast = write(ws.key, 'contacts.create', { name: 'Fast' }).finally(() => (fastDone = true));
     try {
-      await write(ws.key, 'contacts.create', { name: 'Fast' });
-      // Fast is committed, but answering it now would move the reader past Slow for good.
-      const during = await events(ws.key, { after: seen.pagination.nextAfter });
-      expect(during.data).toEqual([]);
-      // Page mode shows what is committed: Before and Fast.
-      expect((await events(ws.key)).data.map((e: any) => e.data.object.name)).toEqual(['Fast', 'Before']);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Fast waits for Slow's place in the sequence, so it can never commit ahead of it.
+      expect(fastDone).toBe(false);
+      expect((await events(ws.key, { after: seen.pagination.nextAfter })).data).toEqual([]);
     } finally {
       commitSlow();
       await slow;
     }
+    await fast;
     const after = await events(ws.key, { after: seen.pagination.nextAfter });
     expect(after.data.map((e: any) => e.data.object.name)).toEqual(['Slow', 'Fast']);
   });

@@ -7,8 +7,8 @@ import { createHttpServer, DEFAULT_TIMEOUTS } from '../../src/server/http-server
 
 /**
  * The server index.ts listens with builds each request and response on the app's own prototypes,
- * so Express's per-request Object.setPrototypeOf changes nothing (BENCHMARKS.md, "Requests born
- * on Express's prototypes"), and the app answers through it exactly as through supertest's server.
+ * so Express's per-request Object.setPrototypeOf changes nothing (docs/performance.md, "Requests
+ * born on Express's prototypes"), and the app answers through it exactly as through supertest's server.
  */
 const ctx = createTestContext();
 let server: Server;

@@ -96,7 +96,7 @@ describe('POST with one Idempotency-Key from concurrent requests (real PostgreSQ
     const gate = fixtures.nextGate();
     const first = postRaw(customServer, 'idem.gated', body, ws.key, key).then((res) => res);
     const pid = await gate.entered;
-    await ctx.db.raw('select pg_terminate_backend(?)', [pid]);
+    await ctx.db.raw('select pg_terminate_backend(?::int)', [pid]);
     gate.open();
     const lost = await first;
     expect([lost.status, lost.body.error.json.data.code]).toEqual([503, 'SERVICE_UNAVAILABLE']);

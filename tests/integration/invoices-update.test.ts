@@ -121,6 +121,6 @@ describe('POST invoices.update (other workspaces)', () => {
     const { message } = expectRpcFailure(res, 'NOT_FOUND', 'invoices.update');
     expect(message).toBe(`clientId: no client ${JSON.stringify(theirClient.id)} in this workspace`);
     expect(await invoiceSnapshot(ctx.db, ws.org.id, invoice.id)).toEqual(before);
-    expect(Number((await ctx.db('invoices').where({ client_id: theirClient.id }).count({ n: '*' }).first())?.n)).toBe(0);
+    expect(Number((await ctx.db('invoices').where({ org_id: theirs.org.id, client_id: theirClient.id }).count({ n: '*' }).first())?.n)).toBe(0);
   });
 });

@@ -7,7 +7,9 @@ import { testJwtKeys } from '../helpers/test-secrets';
 import { signPlaygroundToken } from '../../src/auth/playground-token';
 import { signMemberSession } from '../../src/auth/member-session';
 import { createCacheInvalidationListener, type CacheInvalidationListener, type ListenerOptions } from '../../src/auth/key-invalidation';
-import * as apiKeysQueries from '../../src/db/queries/api-keys.queries';
+import * as apiKeysQueries from '../../src/db/api-keys';
+import * as orgsQueries from '../../src/db/orgs';
+import { cli } from '../helpers/cli-harness';
 import type { Db } from '../../src/db/knex';
 import { sleep, until } from '../helpers/poll';
 
@@ -116,10 +118,13 @@ describe('API key cache with a live invalidation listener', () => {
     expect([res.status, res.body.error.message]).toEqual([401, 'API key has expired']);
   });
 
-  it('refuses a cached key at once when its expiry is moved into the past by manual SQL', async () => {
+  it('keeps a key changed by hand in SQL until `cache flush`, then refuses it at once', async () => {
     const { org, victim } = await workspaceWithKey(a.db, { expiresAt: new Date(Date.now() + 3_600_000) });
     expect((await listLeads(b.app, victim.key)).status).toBe(200);
     await a.db.raw("update api_keys set expires_at = now() - interval '1 second' where org_id = ? and id = ?", [org.id, victim.id]);
+    await sleep(300);
+    expect((await listLeads(b.app, victim.key)).status).toBe(200);
+    expect((await cli('cache', 'flush')).code).toBe(0);
     expect(await refusedWithin200ms(b.app, victim.key)).toEqual({ status: 401, message: 'API key has expired' });
   });
 
@@ -127,7 +132,7 @@ describe('API key cache with a live invalidation listener', () => {
     const { org, member } = await workspaceWithKey(a.db);
     const token = signPlaygroundToken(testJwtKeys.token, { memberId: member.id, orgId: org.id, scopes: ['leads.read'] }).token;
     expect((await listLeads(b.app, token)).status).toBe(200);
-    await a.db('organisations').where({ id: org.id }).update({ features: [] });
+    await orgsQueries.setAccess(a.db, org.id, { features: [] });
     const res = await refusedWithin200ms(b.app, token);
     expect(res.status).toBe(403);
     expect(res.message).toMatch(/lacks the DEVELOPER_API feature/);

@@ -3,7 +3,7 @@ import { createKey, createLead, createWorkspace, unique } from '../helpers/facto
 import { rpcPost, resultOf } from '../helpers/rpc';
 import { LEAD_FIELDS, expectRpcFailure, issuePaths, snapshot, storedLead } from '../helpers/leads-procedures-helpers';
 import { countClients, refuseWritesWhere } from '../helpers/leads-actions-fixtures';
-import * as clientsQueries from '../../src/db/queries/clients.queries';
+import * as clientsQueries from '../../src/db/clients';
 import { INITIAL_LEAD_STATUSES } from '../../src/domain/lead-status';
 
 const ctx = createTestContext();

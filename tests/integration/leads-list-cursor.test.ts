@@ -3,6 +3,7 @@ import { createWorkspace, createMember } from '../helpers/factories';
 import { bodyOf, idsOf, listLeads } from '../helpers/leads-rest';
 import { errorOf, resultOf, rpcGet } from '../helpers/rpc';
 import type { Db } from '../../src/db/knex';
+import * as leads from '../../src/db/leads';
 
 const ctx = createTestContext();
 afterAll(() => ctx.close());
@@ -10,7 +11,8 @@ afterAll(() => ctx.close());
 const cursorOf = (res: { body: unknown }) => (res.body as { pagination: { nextCursor: string | null } }).pagination.nextCursor;
 
 /**
- * Inserts `count` leads in one statement each for contacts and leads (as a bulk load would):
+ * Inserts `count` leads in one statement each for contacts and leads (the leads through their
+ * data module's insertMany, as a bulk load would):
  * few distinct next calls, some none, and shared creation times, so the order leans on its
  * id tiebreak. Answers the ids in the list's order.
  */
@@ -19,14 +21,16 @@ async function insertLeads(db: Db, orgId: string, count: number, tag: string, as
     `insert into contacts (org_id, id, name) select ?, 'con_' || ? || g, 'Person ' || g from generate_series(1, ?) g`,
     [orgId, tag, count],
   );
-  await db.raw(
-    `insert into leads (org_id, id, contact_id, next_call_at, created_at, assigned_to_id, status)
-     select ?, 'lead_' || ? || g, 'con_' || ? || g,
-            case when g % 4 = 0 then null else timestamptz '2031-01-01' + (g % 3) * interval '1 day' end,
-            timestamptz '2026-01-01' + (g % 5) * interval '1 hour', ?, case when g % 2 = 0 then 'CONTACTED' else 'NOT_CONTACTED' end
-     from generate_series(1, ?) g`,
-    [orgId, tag, tag, assignedToId, count],
-  );
+  const day = 86_400_000;
+  await db.transaction((trx) => leads.insertMany(trx, orgId, Array.from({ length: count }, (_, i) => {
+    const g = i + 1;
+    return {
+      id: `lead_${tag}${g}`, contactId: `con_${tag}${g}`,
+      nextCallAt: g % 4 === 0 ? null : new Date(Date.parse('2031-01-01T00:00:00Z') + (g % 3) * day),
+      createdAt: new Date(Date.parse('2026-01-01T00:00:00Z') + (g % 5) * 3_600_000),
+      assignedToId, status: g % 2 === 0 ? 'CONTACTED' : 'NOT_CONTACTED', source: null, notes: null, clientId: null,
+    };
+  })));
   return listOrder(db, orgId);
 }
 
@@ -89,8 +93,11 @@ describe('GET /api/v1/leads with cursor', () => {
     const pages = await walk(ws.key, {}, async (pageNo) => {
       // New leads that sort before, among and after the walk's position.
       await insertLeads(ctx.db, ws.org.id, 30, `ins${pageNo}`);
-      await ctx.db('leads').where({ org_id: ws.org.id, id: original[200]! }).update({ notes: 'changed, same sort key', status: 'LOST' });
-      if (pageNo === 1) await ctx.db('leads').where({ org_id: ws.org.id, id: deleted }).delete();
+      await ctx.db.transaction(async (trx) => {
+        const lead = (await leads.lockForUpdate(trx, ws.org.id, original[200]!))!;
+        await leads.update(trx, ws.org.id, lead, { notes: 'changed, same sort key', status: 'LOST' });
+      });
+      if (pageNo === 1) await ctx.db.transaction((trx) => leads.remove(trx, ws.org.id, deleted));
     });
     const seen = pages.flatMap((p) => p.data.map((l) => l.id));
 

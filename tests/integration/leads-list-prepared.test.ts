@@ -1,7 +1,7 @@
 import { createDb, type Db } from '../../src/db/knex';
 import { createTestDb, testDatabaseUrl } from '../helpers/test-app';
 import { createLead, createWorkspace } from '../helpers/factories';
-import * as leadsQueries from '../../src/db/queries/leads.queries';
+import * as leads from '../../src/db/leads';
 import { toSearchTerm } from '../../src/domain/phone';
 
 /** The named statements of the pool's one session (a one-connection pool: every query shares it). */
@@ -27,12 +27,12 @@ describe('leads queries as named prepared statements', () => {
     const db = createDb({ url: testDatabaseUrl(), poolMax: 1, namedStatements: true });
     try {
       for (let i = 0; i < 3; i += 1) {
-        await leadsQueries.listAsJson(db, orgId, {}, { page: 1, pageSize: 2 });
-        await leadsQueries.list(db, orgId, { status: 'NOT_CONTACTED' }, { page: 1, pageSize: 2 });
-        await leadsQueries.listAsJson(db, orgId, { assignedToId: 'unassigned' }, { page: 1, pageSize: 2 });
-        await leadsQueries.listAsJson(db, orgId, { assignedToId: 'unassigned' }, { page: 2, pageSize: 2 });
-        await leadsQueries.getById(db, orgId, leadIds[0]!);
-        await leadsQueries.listAsJson(db, orgId, { search: toSearchTerm('Prepared') }, { page: 1, pageSize: 2 });
+        await leads.listAsJson(db, orgId, {}, { page: 1, pageSize: 2 });
+        await leads.list(db, orgId, { status: 'NOT_CONTACTED' }, { page: 1, pageSize: 2 });
+        await leads.listAsJson(db, orgId, { assignedToId: 'unassigned' }, { page: 1, pageSize: 2 });
+        await leads.listAsJson(db, orgId, { assignedToId: 'unassigned' }, { page: 2, pageSize: 2 });
+        await leads.getById(db, orgId, leadIds[0]!);
+        await leads.listAsJson(db, orgId, { search: toSearchTerm('Prepared') }, { page: 1, pageSize: 2 });
       }
       const texts = await preparedTexts(db);
       expect(texts.some((t) => t.includes('"lead_json"'))).toBe(true);
@@ -40,7 +40,7 @@ describe('leads queries as named prepared statements', () => {
       expect(texts.some((t) => /"l"\."status" = \$\d/.test(t))).toBe(true);
       expect(texts.some((t) => /"l"\."id" = \$\d limit \$\d/.test(t))).toBe(true);
       expect(texts.filter((t) => /ilike/i.test(t))).toEqual([]);
-      // An OFFSET's cost grows with it; a generic plan for it would go parallel (see leads.queries.ts).
+      // An OFFSET's cost grows with it; a generic plan for it would go parallel (src/db/leads/list.ts).
       expect(texts.filter((t) => /offset/i.test(t))).toEqual([]);
       // The unassigned first page, and not its second.
       expect(texts.filter((t) => t.includes('"l"."assigned_to_id" is null')).length).toBe(1);
@@ -57,9 +57,9 @@ describe('leads queries as named prepared statements', () => {
     try {
       const walk = async (db: Db) => {
         const pages: unknown[] = [];
-        let position: leadsQueries.ListPosition = { page: 1, pageSize: 2 };
+        let position: leads.ListPosition = { page: 1, pageSize: 2 };
         for (let i = 0; i < 4; i += 1) {
-          const page = await leadsQueries.listAsJson(db, orgId, {}, position);
+          const page = await leads.listAsJson(db, orgId, {}, position);
           pages.push(page);
           if (!page.next) break;
           position = { after: page.next, pageSize: 2 };

@@ -73,6 +73,23 @@ describe('POST leads.delete', () => {
     expectRpcFailure(await rpcGet(ctx.app, 'leads.getById', { id: lead.id }, ws.key), 'NOT_FOUND', 'leads.getById');
   });
 
+  it('leaves its tasks with no lead, and takes its calls, stored JSON and count with it', async () => {
+    const ws = await createWorkspace(ctx.db);
+    const lead = await createLead(ctx.db, ws.org.id, { status: 'CONTACTED' });
+    const task = resultOf<{ id: string }>(await rpcPost(ctx.app, 'tasks.create', { title: 'Call back', leadId: lead.id }, ws.key));
+    expect((await rpcPost(ctx.app, 'leads.logCall', { id: lead.id, outcome: 'BUSY' }, ws.key)).status).toBe(200);
+
+    expect((await rpcPost(ctx.app, 'leads.delete', { id: lead.id }, ws.key)).status).toBe(200);
+
+    expect(resultOf(await rpcGet(ctx.app, 'tasks.getById', { id: task.id }, ws.key))).toMatchObject({ id: task.id, title: 'Call back', leadId: null });
+    const left = async (table: string) => Number((await ctx.db(table).where({ org_id: ws.org.id }).count({ n: '*' }))[0]!.n);
+    expect([await left('lead_calls'), await left('lead_json')]).toEqual([0, 0]);
+    const counted = await ctx.db('lead_counts').where({ org_id: ws.org.id }).sum({ n: 'n' });
+    expect(Number(counted[0]!.n)).toBe(0);
+    const page = await request(ctx.app).get('/api/v1/leads').set('Authorization', `Bearer ${ws.key}`);
+    expect(page.body).toMatchObject({ data: [], pagination: { total: 0 } });
+  });
+
   it('answers 404 when the lead was already deleted', async () => {
     const ws = await createWorkspace(ctx.db);
     const lead = await createLead(ctx.db, ws.org.id);

@@ -2,7 +2,7 @@ import request from 'supertest';
 import { createTestContext } from '../helpers/test-app';
 import { createWorkspace, createKey, createLead } from '../helpers/factories';
 import { generateApiKeySecret } from '../../src/domain/api-key-secret';
-import * as apiKeysQueries from '../../src/db/queries/api-keys.queries';
+import * as apiKeysQueries from '../../src/db/api-keys';
 import { listLeads } from '../helpers/leads-rest';
 
 const ctx = createTestContext();

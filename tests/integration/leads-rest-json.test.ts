@@ -3,7 +3,7 @@ import { createTestContext } from '../helpers/test-app';
 import { createWorkspace, createMember, createLead } from '../helpers/factories';
 import { bodyOf, listLeads, toJsonLead } from '../helpers/leads-rest';
 import { rpcPost, errorOf } from '../helpers/rpc';
-import * as leadsQueries from '../../src/db/queries/leads.queries';
+import * as leads from '../../src/db/leads';
 
 // The REST list sends each lead's JSON as PostgreSQL rendered it when the lead was written (view
 // lead_json_render, migration 20261205120000_store_lead_json); everything else reads leads
@@ -33,7 +33,7 @@ describe('GET /api/v1/leads renders each lead exactly as the Lead object', () =>
       await createLead(ctx.db, ws.org.id, { nextCallAt: new Date('9999-12-31T23:59:59.999Z') }),
       await createLead(ctx.db, ws.org.id, { nextCallAt: new Date('0999-06-15T12:30:00.120Z') }),
     ];
-    const expected = await Promise.all(stored.map(async (l) => toJsonLead((await leadsQueries.getById(ctx.db, ws.org.id, l.id))!)));
+    const expected = await Promise.all(stored.map(async (l) => toJsonLead((await leads.getById(ctx.db, ws.org.id, l.id))!)));
 
     const res = await listLeads(ctx.app, ws.key, { pageSize: 100 });
 

@@ -2,13 +2,15 @@ import { createTestContext } from '../helpers/test-app';
 import { createWorkspace, createLead } from '../helpers/factories';
 import { bodyOf, idsOf, listLeads } from '../helpers/leads-rest';
 import { rpcGet, rpcPost, resultOf } from '../helpers/rpc';
+import * as contacts from '../../src/db/contacts';
 
 const ctx = createTestContext();
 afterAll(() => ctx.close());
 
 // A lead search reads the copy of its contact's search text that each lead carries (migration
-// 20261203120000_copy_contact_search_to_leads). These pin that the copy follows the contact in
-// the writing transaction, and that matching the lower-cased copy answers what ILIKE did.
+// 20261203120000_copy_contact_search_to_leads), written by the leads' data module. These pin that
+// the copy follows the contact in the writing transaction, and that matching the lower-cased copy
+// answers what ILIKE did.
 describe('lead search on the copies of contact search text', () => {
   it('finds a lead by its contact\'s new name, phone and email at once, and no longer by the old ones', async () => {
     const ws = await createWorkspace(ctx.db);
@@ -44,14 +46,15 @@ describe('lead search on the copies of contact search text', () => {
     expect(idsOf(await listLeads(ctx.app, ws.key, { search: 'élodie' }))).toEqual([lead.id]);
   });
 
-  it('keeps the copy even when a statement tries to write it directly', async () => {
+  it('finds a lead by its contact\'s new name after leads.update changes the person fields', async () => {
     const ws = await createWorkspace(ctx.db);
-    const lead = await createLead(ctx.db, ws.org.id, { name: 'Trustworthy Copy' });
+    const lead = await createLead(ctx.db, ws.org.id, { name: 'Before Quillfeather' });
 
-    await ctx.db('leads').where({ org_id: ws.org.id, id: lead.id }).update({ contact_search_lower: 'something else', contact_phone_digits: '999' });
+    expect((await rpcPost(ctx.app, 'leads.update', { id: lead.id, name: 'After Quillfeather', company: 'Inkwell Ltd' }, ws.key)).status).toBe(200);
 
-    expect(idsOf(await listLeads(ctx.app, ws.key, { search: 'trustworthy' }))).toEqual([lead.id]);
-    expect(idsOf(await listLeads(ctx.app, ws.key, { search: 'something else' }))).toEqual([]);
+    expect(idsOf(await listLeads(ctx.app, ws.key, { search: 'after quill' }))).toEqual([lead.id]);
+    expect(idsOf(await listLeads(ctx.app, ws.key, { search: 'inkwell' }))).toEqual([lead.id]);
+    expect(idsOf(await listLeads(ctx.app, ws.key, { search: 'before quill' }))).toEqual([]);
   });
 
   it('leaves the copy as it was when the contact update is rolled back', async () => {
@@ -60,7 +63,7 @@ describe('lead search on the copies of contact search text', () => {
 
     await expect(
       ctx.db.transaction(async (trx) => {
-        await trx('contacts').where({ org_id: ws.org.id, id: lead.contactId }).update({ name: 'Rolledback Name' });
+        await contacts.update(trx, ws.org.id, lead.contactId, { name: 'Rolledback Name' });
         throw new Error('roll back');
       }),
     ).rejects.toThrow('roll back');

@@ -2,13 +2,15 @@ import { createTestContext } from '../helpers/test-app';
 import { createWorkspace, createMember, createLead } from '../helpers/factories';
 import { bodyOf, listLeads, toJsonLead } from '../helpers/leads-rest';
 import { rpcPost, resultOf } from '../helpers/rpc';
-import * as leadsQueries from '../../src/db/queries/leads.queries';
+import * as leads from '../../src/db/leads';
+import * as contacts from '../../src/db/contacts';
+import type { Db } from '../../src/db/knex';
 import { seedBulk } from '../../src/cli/seed-bulk';
 
-// The REST list sends each lead's JSON as stored in lead_json by triggers, in the writing
-// transaction (migration 20261205120000_store_lead_json). These pin that every way a lead or its
-// contact changes leaves the stored JSON equal to a fresh rendering (the view lead_json_render)
-// and to the Lead object that every other read answers.
+// The REST list sends each lead's JSON as stored in lead_json by the leads' data module
+// (src/db/leads), in the writing transaction. These pin that every way a lead or its contact
+// changes leaves the stored JSON equal to a fresh rendering (the view lead_json_render) and to
+// the Lead object that every other read answers.
 const ctx = createTestContext();
 afterAll(() => ctx.close());
 
@@ -21,10 +23,18 @@ async function expectStoredJsonCurrent(orgId: string): Promise<void> {
   expect(stored).toEqual(fresh);
 }
 
+/** A second lead of an existing contact (the API makes one contact per lead). */
+async function addLeadTo(db: Db, orgId: string, contactId: string): Promise<string> {
+  const [id] = await db.transaction((trx) => leads.insertMany(trx, orgId, [{
+    contactId, status: 'NOT_CONTACTED', source: null, notes: null, nextCallAt: null, assignedToId: null, clientId: null,
+  }]));
+  return id!;
+}
+
 /** The REST list's leads against the Lead objects getById answers, field for field. */
 async function expectListMatchesLeads(orgId: string, key: string): Promise<void> {
   const listed = bodyOf(await listLeads(ctx.app, key, { pageSize: 100 })).data;
-  const expected = await Promise.all(listed.map(async (l) => toJsonLead((await leadsQueries.getById(ctx.db, orgId, l.id))!)));
+  const expected = await Promise.all(listed.map(async (l) => toJsonLead((await leads.getById(ctx.db, orgId, l.id))!)));
   expect(listed).toStrictEqual(expected);
 }
 
@@ -35,9 +45,8 @@ describe('each lead\'s stored JSON follows every write', () => {
     const created = resultOf<{ id: string; contactId: string }>(
       await rpcPost(ctx.app, 'leads.create', { name: 'Stored Json', phone: '+442079460001', company: 'Before Ltd' }, ws.key),
     );
-    const sibling = await createLead(ctx.db, ws.org.id);
     // A second lead of the same contact: a contact's edit must reach both.
-    await ctx.db('leads').where({ org_id: ws.org.id, id: sibling.id }).update({ contact_id: created.contactId });
+    await addLeadTo(ctx.db, ws.org.id, created.contactId);
     await expectStoredJsonCurrent(ws.org.id);
 
     const writes: [string, unknown][] = [
@@ -60,24 +69,62 @@ describe('each lead\'s stored JSON follows every write', () => {
     await expectListMatchesLeads(ws.org.id, ws.key);
   });
 
-  it('follows the database\'s own writes: a deleted member or client set to null, a deleted lead, and a contact edit its search text hides', async () => {
+  it('follows a member unassigned before its delete, a deleted client, a deleted lead, and a contact edit its search text hides', async () => {
     const ws = await createWorkspace(ctx.db);
     const member = await createMember(ctx.db, ws.org.id);
     const lead = await createLead(ctx.db, ws.org.id, { assignedToId: member.id });
     const converted = resultOf<{ client: { id: string } }>(await rpcPost(ctx.app, 'leads.convert', { id: lead.id }, ws.key));
     const doomed = await createLead(ctx.db, ws.org.id);
 
-    await ctx.db('org_members').where({ org_id: ws.org.id, id: member.id }).delete();
+    await ctx.db.transaction(async (trx) => {
+      await leads.clearAssignee(trx, ws.org.id, member.id);
+      await trx('org_members').where({ org_id: ws.org.id, id: member.id }).delete();
+    });
     expect((await rpcPost(ctx.app, 'clients.delete', { id: converted.client.id }, ws.key)).status).toBe(200);
     expect((await rpcPost(ctx.app, 'leads.delete', { id: doomed.id }, ws.key)).status).toBe(200);
     // Last, an edit that leaves the contact's search text as it was (null and '' both search as
-    // ''), so no update of its leads passes it on: only the contact's own trigger can.
-    await ctx.db('contacts').where({ org_id: ws.org.id, id: lead.contactId }).update({ company: '' });
+    // ''), and changes only its JSON.
+    expect((await rpcPost(ctx.app, 'contacts.update', { id: lead.contactId, company: '' }, ws.key)).status).toBe(200);
 
     await expectStoredJsonCurrent(ws.org.id);
     const [listed] = bodyOf(await listLeads(ctx.app, ws.key, { pageSize: 100 })).data;
     expect(listed).toMatchObject({ id: lead.id, assignedToId: null, clientId: null, company: '' });
     await expectListMatchesLeads(ws.org.id, ws.key);
+  });
+
+  it('follows a client deleted through clients.delete: its leads lose the link, their JSON and totals stay current', async () => {
+    const ws = await createWorkspace(ctx.db);
+    const lead = await createLead(ctx.db, ws.org.id, { status: 'QUALIFIED' });
+    const converted = resultOf<{ client: { id: string } }>(await rpcPost(ctx.app, 'leads.convert', { id: lead.id }, ws.key));
+
+    expect((await rpcPost(ctx.app, 'clients.delete', { id: converted.client.id }, ws.key)).status).toBe(200);
+
+    await expectStoredJsonCurrent(ws.org.id);
+    expect(bodyOf(await listLeads(ctx.app, ws.key)).data[0]).toMatchObject({ id: lead.id, clientId: null, status: 'CONVERTED' });
+    expect(bodyOf(await listLeads(ctx.app, ws.key, { status: 'CONVERTED' })).pagination.total).toBe(1);
+  });
+
+  it('follows clearAssignee and clearClient of the leads module on every lead they change, and on no other', async () => {
+    const ws = await createWorkspace(ctx.db);
+    const [member, other] = [await createMember(ctx.db, ws.org.id), await createMember(ctx.db, ws.org.id)];
+    const mine = [await createLead(ctx.db, ws.org.id, { assignedToId: member.id }), await createLead(ctx.db, ws.org.id, { assignedToId: member.id, status: 'LOST' })];
+    const kept = await createLead(ctx.db, ws.org.id, { assignedToId: other.id });
+    const client = resultOf<{ client: { id: string } }>(await rpcPost(ctx.app, 'leads.convert', { id: mine[0]!.id }, ws.key)).client;
+
+    await ctx.db.transaction(async (trx) => {
+      await leads.clearAssignee(trx, ws.org.id, member.id);
+      await leads.clearClient(trx, ws.org.id, client.id);
+    });
+
+    await expectStoredJsonCurrent(ws.org.id);
+    const listed = bodyOf(await listLeads(ctx.app, ws.key, { pageSize: 100 })).data;
+    expect(Object.fromEntries(listed.map((l) => [l.id, [l.assignedToId, l.clientId]]))).toEqual({
+      [mine[0]!.id]: [null, null], [mine[1]!.id]: [null, null], [kept.id]: [other.id, null],
+    });
+    // Not edited by the API: their updatedAt stays as it was.
+    expect(listed.find((l) => l.id === mine[1]!.id)?.updatedAt).toBe(mine[1]!.updatedAt.toISOString());
+    expect(bodyOf(await listLeads(ctx.app, ws.key, { assignedToId: 'unassigned' })).pagination.total).toBe(2);
+    expect(bodyOf(await listLeads(ctx.app, ws.key, { assignedToId: member.id })).pagination.total).toBe(0);
   });
 
   it('keeps the JSON as it was when the write is rolled back', async () => {
@@ -86,8 +133,9 @@ describe('each lead\'s stored JSON follows every write', () => {
 
     await expect(
       ctx.db.transaction(async (trx) => {
-        await trx('contacts').where({ org_id: ws.org.id, id: lead.contactId }).update({ name: 'Rolled Back' });
-        await trx('leads').where({ org_id: ws.org.id, id: lead.id }).update({ notes: 'rolled back' });
+        const locked = (await leads.lockForUpdate(trx, ws.org.id, lead.id))!;
+        await contacts.update(trx, ws.org.id, lead.contactId, { name: 'Rolled Back' });
+        await leads.update(trx, ws.org.id, locked, { notes: 'rolled back' });
         throw new Error('roll back');
       }),
     ).rejects.toThrow('roll back');
@@ -96,7 +144,7 @@ describe('each lead\'s stored JSON follows every write', () => {
     expect(bodyOf(await listLeads(ctx.app, ws.key)).data[0]).toMatchObject({ name: 'Steady Json', notes: null });
   });
 
-  it('renders leads loaded in bulk with their contacts in one statement', async () => {
+  it('renders leads loaded in bulk, batch by batch', async () => {
     const ws = await createWorkspace(ctx.db);
     await createMember(ctx.db, ws.org.id);
 
@@ -113,16 +161,17 @@ describe('stored JSON under concurrent writes', () => {
   it('lets a contact\'s edits and updates of its leads run at once without a deadlock', async () => {
     const ws = await createWorkspace(ctx.db);
     const first = await createLead(ctx.db, ws.org.id, { name: 'Busy Contact' });
-    const others = [await createLead(ctx.db, ws.org.id), await createLead(ctx.db, ws.org.id), await createLead(ctx.db, ws.org.id)];
-    await ctx.db('leads').where({ org_id: ws.org.id }).whereIn('id', others.map((l) => l.id)).update({ contact_id: first.contactId });
+    const others = [await addLeadTo(ctx.db, ws.org.id, first.contactId), await addLeadTo(ctx.db, ws.org.id, first.contactId)];
+    const leadIds = [first.id, ...others].sort();
 
-    const leadIds = [first.id, ...others.map((l) => l.id)].sort();
-
-    // Contact edits that leave its search text as it was (so only its own trigger writes the
-    // JSON), against transactions that update the same leads one statement at a time.
-    const contactEdit = (i: number) => ctx.db('contacts').where({ org_id: ws.org.id, id: first.contactId }).update({ company: i % 4 === 1 ? '' : null });
+    // Contact edits (which write their leads' copies and JSON) against transactions that update
+    // the same leads one at a time, in id order.
+    const contactEdit = (i: number) => ctx.db.transaction(async (trx) => {
+      await contacts.lockForUpdate(trx, ws.org.id, first.contactId);
+      await contacts.update(trx, ws.org.id, first.contactId, { company: i % 4 === 1 ? '' : null });
+    });
     const leadsEdit = (i: number) => ctx.db.transaction(async (trx) => {
-      for (const id of leadIds) await trx('leads').where({ org_id: ws.org.id, id }).update({ notes: `note ${i}` });
+      for (const id of leadIds) await leads.update(trx, ws.org.id, (await leads.lockForUpdate(trx, ws.org.id, id))!, { notes: `note ${i}` });
     });
     const results = await Promise.allSettled(Array.from({ length: 40 }, (_, i) => (i % 2 ? contactEdit(i) : leadsEdit(i))));
 

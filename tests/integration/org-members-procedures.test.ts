@@ -2,7 +2,7 @@ import { createTestContext } from '../helpers/test-app';
 import { createKey, createWorkspace } from '../helpers/factories';
 import { rpcGet, rpcPost, resultOf } from '../helpers/rpc';
 import { expectRpcFailure, issuePaths } from '../helpers/leads-procedures-helpers';
-import * as membersQueries from '../../src/db/queries/members.queries';
+import * as membersQueries from '../../src/db/members';
 
 const ctx = createTestContext();
 afterAll(() => ctx.close());

@@ -8,7 +8,9 @@ import { testJwtKeys } from '../helpers/test-secrets';
 import { signMemberSession } from '../../src/auth/member-session';
 import { signPlaygroundToken } from '../../src/auth/playground-token';
 import { TABLES } from '../../src/db/tables';
-import type { OrgTier } from '../../src/db/queries/orgs.queries';
+import type { OrgTier } from '../../src/db/orgs';
+import * as orgsQueries from '../../src/db/orgs';
+import * as membersQueries from '../../src/db/members';
 
 const ctx = createTestContext();
 afterAll(() => ctx.close());
@@ -129,7 +131,7 @@ describe('a live playground token re-checks the member and the workspace on ever
     const { token, org, member } = await tokenFor();
     expect((await rpcGet(ctx.app, 'leads.getAll', {}, token)).status).toBe(200);
 
-    await ctx.db(TABLES.orgMembers).where({ org_id: org.id, id: member.id }).update({ permissions: [] });
+    await membersQueries.setPermissions(ctx.db, org.id, member.id, []);
     const result = await forbiddenWithin(token);
 
     expect(result.status).toBe(403);
@@ -142,7 +144,7 @@ describe('a live playground token re-checks the member and the workspace on ever
     const { token, org } = await tokenFor();
     expect((await rpcGet(ctx.app, 'leads.getAll', {}, token)).status).toBe(200);
 
-    await ctx.db(TABLES.organisations).where({ id: org.id }).update({ features: [] });
+    await orgsQueries.setAccess(ctx.db, org.id, { features: [] });
     const result = await forbiddenWithin(token);
 
     expect(result.status).toBe(403);

@@ -24,7 +24,7 @@ const BURST = 200;
 function countKeyLookups(db: Db): () => number {
   let lookups = 0;
   db.on('query', (query: { sql: string }) => {
-    if (/from "api_keys"/.test(query.sql) && /"secret_hash" = /.test(query.sql)) lookups++;
+    if (/from "api_key_secrets"/.test(query.sql) && /"secret_hash" = /.test(query.sql)) lookups++;
   });
   return () => lookups;
 }

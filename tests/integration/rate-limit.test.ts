@@ -142,7 +142,7 @@ describe('where the rate limit stands in the order of checks', () => {
   it('answers 401 (not 429) to an exhausted key once it has expired: authentication comes first', async () => {
     const ws = await createWorkspace(three.db);
     for (let i = 0; i < 4; i++) await rpcGet(three.app, 'leads.getAll', {}, ws.key);
-    await three.db(TABLES.apiKeys).where({ id: ws.keyId }).update({ expires_at: new Date(Date.now() - 60_000) });
+    await three.db(TABLES.apiKeys).where({ org_id: ws.org.id, id: ws.keyId }).update({ expires_at: new Date(Date.now() - 60_000) });
     expectRpcError(await rpcGet(three.app, 'leads.getAll', {}, ws.key), 'UNAUTHORIZED', 'leads.getAll');
   });
 

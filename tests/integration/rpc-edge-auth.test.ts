@@ -4,7 +4,7 @@ import { createKey, createOrg, createWorkspace, unique } from '../helpers/factor
 import { rpcGet, rpcPost, resultOf } from '../helpers/rpc';
 import { createEdgeRegistry, expectRpcError } from '../helpers/rpc-edge-fixtures';
 import { generateApiKeySecret } from '../../src/domain/api-key-secret';
-import * as apiKeysQueries from '../../src/db/queries/api-keys.queries';
+import * as apiKeysQueries from '../../src/db/api-keys';
 
 const ctx = createTestContext();
 const uncached = createTestContext({ keyCacheTtlMs: 0 });

@@ -1,8 +1,8 @@
 import { createDb, type Db } from '../../src/db/knex';
 import { migrateLatest } from '../../src/db/migrator';
 import { seedBulk } from '../../src/cli/seed-bulk';
-import * as deferredIndexesQueries from '../../src/db/queries/deferred-indexes.queries';
-import { INSERTED_TABLES } from '../../src/db/queries/bulk-seed.queries';
+import * as deferredIndexesQueries from '../../src/db/deferred-indexes';
+import { INSERTED_TABLES } from '../../src/db/leads/bulk-seed';
 import { createTestContext, type TestContext } from '../helpers/test-app';
 import { useOwnDatabase } from '../helpers/own-database';
 import { createOrg, createKey } from '../helpers/factories';

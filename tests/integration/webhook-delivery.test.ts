@@ -7,7 +7,7 @@ import { deliveriesOf, insertEndpoint, startReceiver, startTestWorker, type Rece
 import { createRegistry } from '../../src/rpc/registry';
 import { procedures } from '../../src/procedures';
 import { startEventsRetention } from '../../src/events/retention';
-import * as apiKeysQueries from '../../src/db/queries/api-keys.queries';
+import * as apiKeysQueries from '../../src/db/api-keys';
 import { createLogger } from '../../src/logger';
 import { verifyWebhookSignature } from '../../src/client';
 import type { DeliveryWorker } from '../../src/webhooks/delivery-worker';
@@ -43,9 +43,10 @@ describe('webhook delivery', () => {
     expect(await until(settled, 10_000)).toBe(true);
     expect(receiver.acknowledged).toHaveLength(2);
     const stored = await ctx.db('events').where({ org_id: ws.org.id }).orderBy('seq').select();
-    expect(receiver.requests.map((r) => r.eventType)).toEqual(['contact.created', 'lead.created']);
-    for (const [i, request] of receiver.requests.entries()) {
-      const event = stored[i]!;
+    // Two objects' events: the worker may send them side by side, in either order.
+    expect(receiver.requests.map((r) => r.eventType).sort()).toEqual(['contact.created', 'lead.created']);
+    for (const request of receiver.requests) {
+      const event = stored.find((e) => e.id === request.headers['workspace-event-id'])!;
       expect(JSON.parse(request.body)).toEqual({
         id: event.id,
         type: event.type,
@@ -65,7 +66,8 @@ describe('webhook delivery', () => {
       expect(await verifyWebhookSignature({ payload: request.body, header, secret: endpoint.secret })).toBe(true);
       expect(await verifyWebhookSignature({ payload: request.body, header, secret: 'whsec_someoneelse' })).toBe(false);
     }
-    expect(JSON.parse(receiver.requests[1]!.body).data.object).toMatchObject({ id: lead.id, name: 'Ada Lovelace' });
+    const leadCreated = receiver.requests.find((r) => r.eventType === 'lead.created')!;
+    expect(JSON.parse(leadCreated.body).data.object).toMatchObject({ id: lead.id, name: 'Ada Lovelace' });
     const deliveries = await deliveriesOf(ctx.db, ws.org.id);
     expect(deliveries.map((d) => d.status)).toEqual(['succeeded', 'succeeded']);
     expect(deliveries.every((d) => d.completed_at !== null && d.claim_token === null)).toBe(true);
@@ -87,7 +89,7 @@ describe('webhook delivery', () => {
     expect(delivery!.attemptRows.map((a) => [a.attempt, a.status_code, a.error])).toEqual([[1, 500, null], [2, 503, null], [3, 200, null]]);
     expect(delivery!.attemptRows.map((a) => a.response_excerpt)).toEqual(['down', 'ok', 'thanks']);
     // The streak the failures started ended with the success.
-    expect((await ctx.db('webhook_endpoints').where({ id: endpoint.id }).first('failing_since')).failing_since).toBeNull();
+    expect((await ctx.db('webhook_endpoints').where({ org_id: ws.org.id, id: endpoint.id }).first('failing_since')).failing_since).toBeNull();
   });
 
   it('records no event and no delivery for a write that rolls back', async () => {
@@ -127,7 +129,7 @@ describe('webhook delivery', () => {
     expect(delivery!.completed_at).not.toBeNull();
     expect(receiver.requests).toHaveLength(3);
     // Each retry waited at least its backoff (base 50 ms doubling, jitter down to 0.8x): lower bounds only.
-    const attempts = await ctx.db('webhook_delivery_attempts').where({ delivery_id: delivery!.id }).orderBy('attempt').select('started_at', 'duration_ms');
+    const attempts = await ctx.db('webhook_delivery_attempts').where({ org_id: ws.org.id, delivery_id: delivery!.id }).orderBy('attempt').select('started_at', 'duration_ms');
     const gap = (i: number) => attempts[i]!.started_at.getTime() - (attempts[i - 1]!.started_at.getTime() + attempts[i - 1]!.duration_ms);
     expect(gap(1)).toBeGreaterThanOrEqual(0.8 * 50 - 2);
     expect(gap(2)).toBeGreaterThanOrEqual(0.8 * 100 - 2);
@@ -140,9 +142,9 @@ describe('webhook delivery', () => {
     worker = startTestWorker(ctx.db, [ws.org.id], { disableAfterMs: 1, maxAttempts: 10 });
     await createLead(ws.key);
 
-    const disabled = async () => (await ctx.db('webhook_endpoints').where({ id: endpoint.id }).first('enabled')).enabled === false;
+    const disabled = async () => (await ctx.db('webhook_endpoints').where({ org_id: ws.org.id, id: endpoint.id }).first('enabled')).enabled === false;
     expect(await until(disabled, 10_000)).toBe(true);
-    const row = await ctx.db('webhook_endpoints').where({ id: endpoint.id }).first('failing_since', 'disabled_reason');
+    const row = await ctx.db('webhook_endpoints').where({ org_id: ws.org.id, id: endpoint.id }).first('failing_since', 'disabled_reason');
     expect(row.disabled_reason).toBe(`Disabled automatically: every delivery attempt has failed since ${row.failing_since.toISOString()}`);
     const [event] = await ctx.db('events').where({ org_id: ws.org.id, type: 'webhook.disabled' }).select('actor_kind', 'actor_id', 'object_id', 'data');
     expect(event).toMatchObject({ actor_kind: 'system', actor_id: 'webhook-worker', object_id: endpoint.id });

@@ -146,7 +146,7 @@ describe('GET webhooks.getById and webhooks.getAll', () => {
     for (let i = 0; i < 3; i += 1) {
       const { id } = await createEndpoint(ws.key, { description: `n${i}` });
       // A minute apart, so the order does not hang on milliseconds.
-      await ctx.db('webhook_endpoints').where({ id }).update({ created_at: new Date(Date.UTC(2030, 0, 1, 10, i)) });
+      await ctx.db('webhook_endpoints').where({ org_id: ws.org.id, id }).update({ created_at: new Date(Date.UTC(2030, 0, 1, 10, i)) });
       ids.push(id);
     }
     const all = await rpcGet(ctx.app, 'webhooks.getAll', undefined, ws.key);
@@ -187,7 +187,7 @@ describe('POST webhooks.update', () => {
     const ws = await createWorkspace(ctx.db);
     const endpoint = await createEndpoint(ws.key);
     expect(resultOf(await rpcPost(ctx.app, 'webhooks.update', { id: endpoint.id, enabled: false }, ws.key)).enabled).toBe(false);
-    await ctx.db('webhook_endpoints').where({ id: endpoint.id }).update({ failing_since: new Date(Date.now() - 86_400_000), disabled_reason: 'failing for 3 days' });
+    await ctx.db('webhook_endpoints').where({ org_id: ws.org.id, id: endpoint.id }).update({ failing_since: new Date(Date.now() - 86_400_000), disabled_reason: 'failing for 3 days' });
     expect(resultOf(await rpcGet(ctx.app, 'webhooks.getById', { id: endpoint.id }, ws.key))).toMatchObject({ disabledReason: 'failing for 3 days', failingSince: expect.any(Date) });
     const enabled = resultOf(await rpcPost(ctx.app, 'webhooks.update', { id: endpoint.id, enabled: true }, ws.key));
     expect(enabled).toMatchObject({ enabled: true, disabledReason: null, failingSince: null });
@@ -300,10 +300,10 @@ describe('GET webhooks.getDeliveries', () => {
     const t0 = new Date('2030-01-01T10:00:00.000Z');
     const at = (minutes: number) => new Date(t0.getTime() + minutes * 60_000);
     // Creation times set apart, so newest-first order does not hang on milliseconds.
-    for (const [i, id] of [ok, failed, pending].entries()) await ctx.db('webhook_deliveries').where({ id }).update({ created_at: at(i * 10) });
-    await ctx.db('webhook_deliveries').where({ id: ok }).update({ status: 'succeeded', attempts: 2, completed_at: at(2) });
-    await ctx.db('webhook_deliveries').where({ id: failed }).update({ status: 'failed', attempts: 1, completed_at: at(11) });
-    await ctx.db('webhook_deliveries').where({ id: pending }).update({ next_attempt_at: at(25) });
+    for (const [i, id] of [ok, failed, pending].entries()) await ctx.db('webhook_deliveries').where({ org_id: ws.org.id, id }).update({ created_at: at(i * 10) });
+    await ctx.db('webhook_deliveries').where({ org_id: ws.org.id, id: ok }).update({ status: 'succeeded', attempts: 2, completed_at: at(2) });
+    await ctx.db('webhook_deliveries').where({ org_id: ws.org.id, id: failed }).update({ status: 'failed', attempts: 1, completed_at: at(11) });
+    await ctx.db('webhook_deliveries').where({ org_id: ws.org.id, id: pending }).update({ next_attempt_at: at(25) });
     await ctx.db('webhook_delivery_attempts').insert([
       { org_id: ws.org.id, delivery_id: ok, attempt: 1, started_at: at(0), duration_ms: 120, status_code: 500, error: null, response_excerpt: 'oops' },
       { org_id: ws.org.id, delivery_id: ok, attempt: 2, started_at: at(2), duration_ms: 80, status_code: 200, error: null, response_excerpt: 'ok' },

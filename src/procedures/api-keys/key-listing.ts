@@ -1,4 +1,4 @@
-import type { ApiKeyListing } from '../../db/queries/api-keys.queries';
+import type { ApiKeyListing } from '../../db/api-keys';
 
 /** A key as the app shows it: the workspace is implied, the secret and its hash never appear. */
 export function toKeyListing(key: ApiKeyListing) {

@@ -1,5 +1,5 @@
 import { defineProcedure } from '../../rpc/define-procedure';
-import * as apiKeysQueries from '../../db/queries/api-keys.queries';
+import * as apiKeysQueries from '../../db/api-keys';
 import { objectOf } from '../shared/fields';
 import { toKeyListing } from './key-listing';
 

@@ -1,5 +1,5 @@
 import { toSearchTerm } from '../../domain/phone';
-import type { ClientListFilters } from '../../db/queries/clients.queries';
+import type { ClientListFilters } from '../../db/clients';
 import { objectOf, requiredText, text } from '../shared/fields';
 import { emailField, phoneField } from '../shared/format-fields';
 import { pageFields } from '../shared/pagination.schema';

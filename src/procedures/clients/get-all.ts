@@ -1,5 +1,5 @@
 import { defineProcedure } from '../../rpc/define-procedure';
-import * as clientsQueries from '../../db/queries/clients.queries';
+import * as clientsQueries from '../../db/clients';
 import { toPage } from '../../db/pagination';
 import { clientsGetAllInput, toClientListFilters } from './client.schema';
 

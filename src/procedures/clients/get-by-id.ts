@@ -1,5 +1,5 @@
 import { defineProcedure } from '../../rpc/define-procedure';
-import * as clientsQueries from '../../db/queries/clients.queries';
+import * as clientsQueries from '../../db/clients';
 import { idOf, objectOf } from '../shared/fields';
 import { notInWorkspace } from '../shared/references';
 

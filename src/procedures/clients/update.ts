@@ -1,6 +1,6 @@
 import { defineProcedure } from '../../rpc/define-procedure';
 import { recordEvents } from '../../events/record-events';
-import * as clientsQueries from '../../db/queries/clients.queries';
+import * as clientsQueries from '../../db/clients';
 import { idOf, objectOf } from '../shared/fields';
 import { notInWorkspace } from '../shared/references';
 import { assertUnchangedSince, expectedUpdatedAtField } from '../shared/concurrency';

@@ -1,5 +1,5 @@
 import { toSearchTerm } from '../../domain/phone';
-import type { ContactListFilters } from '../../db/queries/contacts.queries';
+import type { ContactListFilters } from '../../db/contacts';
 import { listOf, objectOf, requiredText, text } from '../shared/fields';
 import { emailField, phoneField } from '../shared/format-fields';
 import { pageFields } from '../shared/pagination.schema';

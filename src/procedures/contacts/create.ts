@@ -1,6 +1,6 @@
 import { defineProcedure } from '../../rpc/define-procedure';
 import { recordEvents } from '../../events/record-events';
-import * as contactsQueries from '../../db/queries/contacts.queries';
+import * as contacts from '../../db/contacts';
 import { uniqueInOrder } from '../../domain/phone';
 import { objectOf } from '../shared/fields';
 import { contactFields } from './contact.schema';
@@ -22,7 +22,7 @@ export const contactsCreate = defineProcedure({
   async handler({ ctx, input }) {
     const phones = uniqueInOrder(input.phones ?? []);
     return ctx.db.transaction(async (trx) => {
-      const contact = await contactsQueries.insert(trx, ctx.orgId, {
+      const contact = await contacts.insert(trx, ctx.orgId, {
         name: input.name,
         phones,
         emails: uniqueInOrder(input.emails ?? []),

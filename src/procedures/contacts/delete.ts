@@ -1,6 +1,6 @@
 import { defineProcedure } from '../../rpc/define-procedure';
 import { recordEvents } from '../../events/record-events';
-import * as contactsQueries from '../../db/queries/contacts.queries';
+import * as contacts from '../../db/contacts';
 import { AppError } from '../../errors/app-error';
 import { idOf, objectOf } from '../shared/fields';
 import { notInWorkspace } from '../shared/references';
@@ -15,12 +15,12 @@ export const contactsDelete = defineProcedure({
   async handler({ ctx, input }) {
     return ctx.db.transaction(async (trx) => {
       // The lock makes the check and the delete one step against a racing reference to the contact.
-      if (!(await contactsQueries.lockForUpdate(trx, ctx.orgId, input.id))) throw notInWorkspace('contacts', input.id);
-      if (await contactsQueries.isUsedByLead(trx, ctx.orgId, input.id)) {
+      if (!(await contacts.lockForUpdate(trx, ctx.orgId, input.id))) throw notInWorkspace('contacts', input.id);
+      if (await contacts.isUsedByLead(trx, ctx.orgId, input.id)) {
         throw new AppError('CONFLICT', `Contact ${JSON.stringify(input.id)} is used by a lead: delete the lead first`);
       }
-      const contact = (await contactsQueries.getById(trx, ctx.orgId, input.id))!;
-      await contactsQueries.remove(trx, ctx.orgId, input.id);
+      const contact = (await contacts.getById(trx, ctx.orgId, input.id))!;
+      await contacts.remove(trx, ctx.orgId, input.id);
       await recordEvents(trx, ctx, [{ type: 'contact.deleted', object: contact }]);
       return { id: input.id, deleted: true as const };
     });

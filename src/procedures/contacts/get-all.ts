@@ -1,5 +1,5 @@
 import { defineProcedure } from '../../rpc/define-procedure';
-import * as contactsQueries from '../../db/queries/contacts.queries';
+import * as contacts from '../../db/contacts';
 import { toPage } from '../../db/pagination';
 import { contactsGetAllInput, toContactListFilters } from './contact.schema';
 
@@ -12,7 +12,7 @@ export const contactsGetAll = defineProcedure({
   input: contactsGetAllInput,
   async handler({ ctx, input }) {
     const page = { page: input.page, pageSize: input.pageSize };
-    const { contacts, total } = await contactsQueries.list(ctx.db, ctx.orgId, toContactListFilters(input), page);
-    return toPage(contacts, total, page);
+    const found = await contacts.list(ctx.db, ctx.orgId, toContactListFilters(input), page);
+    return toPage(found.contacts, found.total, page);
   },
 });

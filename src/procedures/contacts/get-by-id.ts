@@ -1,5 +1,5 @@
 import { defineProcedure } from '../../rpc/define-procedure';
-import * as contactsQueries from '../../db/queries/contacts.queries';
+import * as contacts from '../../db/contacts';
 import { idOf, objectOf } from '../shared/fields';
 import { notInWorkspace } from '../shared/references';
 
@@ -11,7 +11,7 @@ export const contactsGetById = defineProcedure({
   description: 'One contact by id.',
   input: objectOf({ id: idOf('con') }),
   async handler({ ctx, input }) {
-    const contact = await contactsQueries.getById(ctx.db, ctx.orgId, input.id);
+    const contact = await contacts.getById(ctx.db, ctx.orgId, input.id);
     if (!contact) throw notInWorkspace('contacts', input.id);
     return contact;
   },

@@ -1,6 +1,6 @@
 import { defineProcedure } from '../../rpc/define-procedure';
 import { recordEvents } from '../../events/record-events';
-import * as contactsQueries from '../../db/queries/contacts.queries';
+import * as contacts from '../../db/contacts';
 import { uniqueInOrder } from '../../domain/phone';
 import { idOf, objectOf } from '../shared/fields';
 import { notInWorkspace } from '../shared/references';
@@ -28,11 +28,11 @@ export const contactsUpdate = defineProcedure({
     const phones = input.phones && uniqueInOrder(input.phones);
     const patch = { name: input.name, phones, emails: input.emails && uniqueInOrder(input.emails), company: input.company };
     return ctx.db.transaction(async (trx) => {
-      const current = await contactsQueries.lockForUpdate(trx, ctx.orgId, input.id);
+      const current = await contacts.lockForUpdate(trx, ctx.orgId, input.id);
       if (!current) throw notInWorkspace('contacts', input.id);
       assertUnchangedSince('contact', current.updatedAt, input.expectedUpdatedAt);
-      await contactsQueries.update(trx, ctx.orgId, input.id, withoutUndefined(patch));
-      const contact = (await contactsQueries.getById(trx, ctx.orgId, input.id))!;
+      await contacts.update(trx, ctx.orgId, input.id, withoutUndefined(patch));
+      const contact = (await contacts.getById(trx, ctx.orgId, input.id))!;
       await recordEvents(trx, ctx, [{ type: 'contact.updated', object: contact }]);
       return contact;
     });

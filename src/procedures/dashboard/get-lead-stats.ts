@@ -1,5 +1,5 @@
 import { defineProcedure } from '../../rpc/define-procedure';
-import * as dashboardQueries from '../../db/queries/dashboard.queries';
+import * as dashboardQueries from '../../db/dashboard';
 import { invalidInput } from '../../errors/app-error';
 import { leadStatsInput } from './stats-input';
 import { assigneeCounts, callCounts, conversionRate, statusCounts } from './lead-stats';

@@ -1,5 +1,5 @@
 import { CALL_OUTCOMES, LEAD_STATUSES, type CallOutcome, type LeadStatus } from '../../domain/lead-status';
-import type * as dashboardQueries from '../../db/queries/dashboard.queries';
+import type * as dashboardQueries from '../../db/dashboard';
 import { daysOfRange } from './calendar';
 
 type Rows<F extends (...args: never[]) => Promise<unknown[]>> = Awaited<ReturnType<F>>;

@@ -1,5 +1,5 @@
 import { defineProcedure } from '../../rpc/define-procedure';
-import * as eventsQueries from '../../db/queries/events.queries';
+import * as eventsQueries from '../../db/events';
 import { toPage } from '../../db/pagination';
 import { AppError } from '../../errors/app-error';
 import { EVENT_TYPES, eventDataReadableWith, eventTypesReadableWith, firstUnreadableType, type EventType } from '../../events/event-types';

@@ -1,5 +1,5 @@
 import type { ProcedureContext } from '../../rpc/define-procedure';
-import * as invoicesQueries from '../../db/queries/invoices.queries';
+import * as invoicesQueries from '../../db/invoices';
 import { assertInvoiceTransition, type InvoiceAction } from '../../domain/invoice-status';
 import { invoiceNotFound } from './invoice-fields';
 import { recordEvents } from '../../events/record-events';

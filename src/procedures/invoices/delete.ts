@@ -1,6 +1,6 @@
 import { defineProcedure } from '../../rpc/define-procedure';
 import { recordEvents } from '../../events/record-events';
-import * as invoicesQueries from '../../db/queries/invoices.queries';
+import * as invoicesQueries from '../../db/invoices';
 import { assertInvoiceTransition } from '../../domain/invoice-status';
 import { idOf, objectOf } from '../shared/fields';
 import { invoiceNotFound } from './invoice-fields';

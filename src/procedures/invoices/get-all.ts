@@ -1,5 +1,5 @@
 import { defineProcedure } from '../../rpc/define-procedure';
-import * as invoicesQueries from '../../db/queries/invoices.queries';
+import * as invoicesQueries from '../../db/invoices';
 import { toPage } from '../../db/pagination';
 import { INVOICE_STATUSES } from '../../domain/invoice-status';
 import { enumOf, idOf, objectOf } from '../shared/fields';

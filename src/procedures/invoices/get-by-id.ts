@@ -1,5 +1,5 @@
 import { defineProcedure } from '../../rpc/define-procedure';
-import * as invoicesQueries from '../../db/queries/invoices.queries';
+import * as invoicesQueries from '../../db/invoices';
 import { idOf, objectOf } from '../shared/fields';
 import { invoiceNotFound } from './invoice-fields';
 

@@ -1,5 +1,5 @@
 import { defineProcedure } from '../../rpc/define-procedure';
-import * as leadsQueries from '../../db/queries/leads.queries';
+import * as leads from '../../db/leads';
 import { idOf, objectOf } from '../shared/fields';
 import { notInWorkspace, referenceTo } from '../shared/references';
 import { recordEvents } from '../../events/record-events';
@@ -20,10 +20,10 @@ export const leadsAssign = defineProcedure({
   input: leadsAssignInput,
   async handler({ ctx, input }) {
     return ctx.db.transaction(async (trx) => {
-      const current = await leadsQueries.lockForUpdate(trx, ctx.orgId, input.id);
+      const current = await leads.lockForUpdate(trx, ctx.orgId, input.id);
       if (!current) throw notInWorkspace('leads', input.id);
-      await leadsQueries.update(trx, ctx.orgId, input.id, { assignedToId: input.assignedToId });
-      const lead = (await leadsQueries.getById(trx, ctx.orgId, input.id))!;
+      await leads.update(trx, ctx.orgId, current, { assignedToId: input.assignedToId });
+      const lead = (await leads.getById(trx, ctx.orgId, input.id))!;
       await recordEvents(trx, ctx, leadChangeEvents(current, lead));
       return lead;
     });

@@ -1,6 +1,6 @@
 import { defineProcedure } from '../../rpc/define-procedure';
-import * as leadsQueries from '../../db/queries/leads.queries';
-import * as clientsQueries from '../../db/queries/clients.queries';
+import * as leads from '../../db/leads';
+import * as clientsQueries from '../../db/clients';
 import type { Db } from '../../db/knex';
 import { assertCanConvert } from '../../domain/lead-status';
 import { idOf, objectOf } from '../shared/fields';
@@ -24,13 +24,13 @@ export const leadsConvert = defineProcedure({
   input: leadsConvertInput,
   async handler({ ctx, input }) {
     return ctx.db.transaction(async (trx) => {
-      const current = await leadsQueries.lockForUpdate(trx, ctx.orgId, input.id);
+      const current = await leads.lockForUpdate(trx, ctx.orgId, input.id);
       if (!current) throw notInWorkspace('leads', input.id);
       assertCanConvert(current.status);
-      const lead = (await leadsQueries.getById(trx, ctx.orgId, input.id))!;
+      const lead = (await leads.getById(trx, ctx.orgId, input.id))!;
       const { client, created } = await clientFor(trx, ctx.orgId, lead, input.clientId);
-      await leadsQueries.markConverted(trx, ctx.orgId, lead.id, client.id);
-      const converted = (await leadsQueries.getById(trx, ctx.orgId, lead.id))!;
+      await leads.markConverted(trx, ctx.orgId, current, client.id);
+      const converted = (await leads.getById(trx, ctx.orgId, lead.id))!;
       await recordEvents(trx, ctx, [
         ...(created ? [{ type: 'client.created' as const, object: client }] : []),
         { type: 'lead.converted', object: converted, details: { client } },
@@ -45,7 +45,7 @@ export const leadsConvert = defineProcedure({
 async function clientFor(
   trx: Db,
   orgId: string,
-  lead: leadsQueries.Lead,
+  lead: leads.Lead,
   clientId: string | undefined,
 ): Promise<{ client: clientsQueries.Client; created: boolean }> {
   const linkedId = clientId ?? lead.clientId;

@@ -1,6 +1,6 @@
 import { defineProcedure } from '../../rpc/define-procedure';
-import * as leadsQueries from '../../db/queries/leads.queries';
-import * as contactsQueries from '../../db/queries/contacts.queries';
+import * as leads from '../../db/leads';
+import * as contacts from '../../db/contacts';
 import { INITIAL_LEAD_STATUSES } from '../../domain/lead-status';
 import { uniqueInOrder } from '../../domain/phone';
 import { enumOf, listOf, objectOf, requiredText, text } from '../shared/fields';
@@ -34,13 +34,13 @@ export const leadsCreate = defineProcedure({
     const phones = uniqueInOrder([input.phone, ...(input.phones ?? [])]);
     const emails = uniqueInOrder([...(input.email ? [input.email] : []), ...(input.emails ?? [])]);
     return ctx.db.transaction(async (trx) => {
-      const contact = await contactsQueries.insert(trx, ctx.orgId, {
+      const contact = await contacts.insert(trx, ctx.orgId, {
         name: input.name,
         phones,
         emails,
         company: input.company ?? null,
       });
-      const { lead, insert } = leadsQueries.newLeadOf(trx, ctx.orgId, contact, {
+      const lead = await leads.insert(trx, ctx.orgId, contact, {
         status: input.status ?? 'NOT_CONTACTED',
         source: input.source ?? null,
         notes: input.notes ?? null,
@@ -48,8 +48,7 @@ export const leadsCreate = defineProcedure({
         assignedToId: input.assignedToId ?? null,
         clientId: null,
       });
-      // The lead is written in the events' statement: one round trip for both.
-      await recordEvents(trx, ctx, [{ type: 'contact.created', object: contact }, { type: 'lead.created', object: lead }], insert);
+      await recordEvents(trx, ctx, [{ type: 'contact.created', object: contact }, { type: 'lead.created', object: lead }]);
       return lead;
     });
   },

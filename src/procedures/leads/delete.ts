@@ -1,6 +1,6 @@
 import { defineProcedure } from '../../rpc/define-procedure';
 import { notInWorkspace } from '../shared/references';
-import * as leadsQueries from '../../db/queries/leads.queries';
+import * as leads from '../../db/leads';
 import { idOf, objectOf } from '../shared/fields';
 import { recordEvents } from '../../events/record-events';
 
@@ -14,9 +14,9 @@ export const leadsDelete = defineProcedure({
   async handler({ ctx, input }) {
     return ctx.db.transaction(async (trx) => {
       // The lead as it was, locked, so the event carries what was deleted.
-      if (!(await leadsQueries.lockForUpdate(trx, ctx.orgId, input.id))) throw notInWorkspace('leads', input.id);
-      const lead = (await leadsQueries.getById(trx, ctx.orgId, input.id))!;
-      await leadsQueries.remove(trx, ctx.orgId, input.id);
+      if (!(await leads.lockForUpdate(trx, ctx.orgId, input.id))) throw notInWorkspace('leads', input.id);
+      const lead = (await leads.getById(trx, ctx.orgId, input.id))!;
+      await leads.remove(trx, ctx.orgId, input.id);
       await recordEvents(trx, ctx, [{ type: 'lead.deleted', object: lead }]);
       return { id: input.id, deleted: true as const };
     });

@@ -1,5 +1,5 @@
 import { defineProcedure } from '../../rpc/define-procedure';
-import { listLeadsPage } from '../../db/leads-page';
+import * as leads from '../../db/leads';
 import { leadsGetAllInput, toLeadListFilters } from './lead-list.schema';
 
 export const leadsGetAll = defineProcedure({
@@ -10,6 +10,6 @@ export const leadsGetAll = defineProcedure({
   description: 'A page of leads, next call first, with the same filters and total as GET /api/v1/leads.',
   input: leadsGetAllInput,
   async handler({ ctx, input }) {
-    return listLeadsPage(ctx.db, ctx.orgId, toLeadListFilters(input), input);
+    return leads.listLeadsPage(ctx.db, ctx.orgId, toLeadListFilters(input), input);
   },
 });

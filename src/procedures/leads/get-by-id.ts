@@ -1,6 +1,6 @@
 import { defineProcedure } from '../../rpc/define-procedure';
 import { notInWorkspace } from '../shared/references';
-import * as leadsQueries from '../../db/queries/leads.queries';
+import * as leads from '../../db/leads';
 import { idOf, objectOf } from '../shared/fields';
 
 export const leadsGetById = defineProcedure({
@@ -11,7 +11,7 @@ export const leadsGetById = defineProcedure({
   description: 'One lead by id.',
   input: objectOf({ id: idOf('lead') }),
   async handler({ ctx, input }) {
-    const lead = await leadsQueries.getById(ctx.db, ctx.orgId, input.id);
+    const lead = await leads.getById(ctx.db, ctx.orgId, input.id);
     if (!lead) throw notInWorkspace('leads', input.id);
     return lead;
   },

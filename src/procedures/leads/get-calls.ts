@@ -1,7 +1,7 @@
 import { defineProcedure } from '../../rpc/define-procedure';
 import { notInWorkspace } from '../shared/references';
-import * as leadCallsQueries from '../../db/queries/lead-calls.queries';
-import { existsInWorkspace } from '../../db/queries/references.queries';
+import * as leads from '../../db/leads';
+import { existsInWorkspace } from '../../db/references';
 import { toPage } from '../../db/pagination';
 import { idOf, objectOf } from '../shared/fields';
 import { pageFields } from '../shared/pagination.schema';
@@ -19,7 +19,7 @@ export const leadsGetCalls = defineProcedure({
     // A lead without calls is an empty page; one not in the workspace is a 404, never an empty page.
     if (!(await existsInWorkspace(ctx.db, 'leads', ctx.orgId, input.id))) throw notInWorkspace('leads', input.id);
     const page = { page: input.page, pageSize: input.pageSize };
-    const { calls, total } = await leadCallsQueries.listForLead(ctx.db, ctx.orgId, input.id, page);
+    const { calls, total } = await leads.listCalls(ctx.db, ctx.orgId, input.id, page);
     return toPage(calls, total, page);
   },
 });

@@ -1,5 +1,5 @@
 import type { EventDraft } from '../../events/record-events';
-import type { Lead } from '../../db/queries/leads.queries';
+import type { Lead } from '../../db/leads';
 import type { LeadStatus } from '../../domain/lead-status';
 
 /**

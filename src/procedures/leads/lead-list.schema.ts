@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { LEAD_STATUSES } from '../../domain/lead-status';
 import { toSearchTerm } from '../../domain/phone';
-import type { LeadListFilters } from '../../db/queries/leads.queries';
+import type { LeadListFilters } from '../../db/leads';
 import { enumOf, idOf, objectOf, text } from '../shared/fields';
 import { pageFields, queryPageFields } from '../shared/pagination.schema';
 

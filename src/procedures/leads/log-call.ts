@@ -1,7 +1,6 @@
 import { defineProcedure } from '../../rpc/define-procedure';
 import { notInWorkspace } from '../shared/references';
-import * as leadsQueries from '../../db/queries/leads.queries';
-import * as leadCallsQueries from '../../db/queries/lead-calls.queries';
+import * as leads from '../../db/leads';
 import { CALL_OUTCOMES, assertCallCanBeLogged } from '../../domain/lead-status';
 import { enumOf, idOf, objectOf, text } from '../shared/fields';
 import { dateTimeField } from '../shared/format-fields';
@@ -26,18 +25,18 @@ export const leadsLogCall = defineProcedure({
   async handler({ ctx, input }) {
     const nextCallAt = input.nextCallAt ?? null;
     return ctx.db.transaction(async (trx) => {
-      const current = await leadsQueries.lockForUpdate(trx, ctx.orgId, input.id);
+      const current = await leads.lockForUpdate(trx, ctx.orgId, input.id);
       if (!current) throw notInWorkspace('leads', input.id);
       assertCallCanBeLogged(current.status, input.outcome);
-      const call = await leadCallsQueries.insert(trx, ctx.orgId, {
+      const call = await leads.insertCall(trx, ctx.orgId, {
         leadId: input.id,
         outcome: input.outcome,
         notes: input.notes ?? null,
         nextCallAt,
         loggedBy: ctx.actor.id,
       });
-      await leadsQueries.update(trx, ctx.orgId, input.id, { status: input.outcome, nextCallAt });
-      const lead = (await leadsQueries.getById(trx, ctx.orgId, input.id))!;
+      await leads.update(trx, ctx.orgId, current, { status: input.outcome, nextCallAt });
+      const lead = (await leads.getById(trx, ctx.orgId, input.id))!;
       await recordEvents(trx, ctx, [{ type: 'lead.call_logged', object: lead, details: { call } }, ...leadChangeEvents(current, lead)]);
       return { call, lead };
     });

@@ -1,6 +1,6 @@
 import { defineProcedure } from '../../rpc/define-procedure';
-import * as leadsQueries from '../../db/queries/leads.queries';
-import * as contactsQueries from '../../db/queries/contacts.queries';
+import * as leads from '../../db/leads';
+import * as contacts from '../../db/contacts';
 import { LEAD_STATUSES, assertStatusChangeAllowed } from '../../domain/lead-status';
 import { uniqueInOrder } from '../../domain/phone';
 import { enumOf, idOf, listOf, objectOf, requiredText, text } from '../shared/fields';
@@ -37,24 +37,24 @@ export const leadsUpdate = defineProcedure({
     const phones = input.phones && uniqueInOrder(input.phones);
     const emails = input.emails && uniqueInOrder(input.emails);
     return ctx.db.transaction(async (trx) => {
-      const current = await leadsQueries.lockForUpdate(trx, ctx.orgId, input.id);
+      const current = await leads.lockForUpdate(trx, ctx.orgId, input.id);
       if (!current) throw notInWorkspace('leads', input.id);
       assertUnchangedSince('lead', current.updatedAt, input.expectedUpdatedAt);
       if (input.status) assertStatusChangeAllowed(current.status, input.status);
       const contactPatch = { name: input.name, phones, emails, company: input.company };
       const events: EventDraft[] = [];
       if (Object.values(contactPatch).some((v) => v !== undefined)) {
-        await contactsQueries.update(trx, ctx.orgId, current.contactId, withoutUndefined(contactPatch));
-        events.push({ type: 'contact.updated', object: (await contactsQueries.getById(trx, ctx.orgId, current.contactId))! });
+        await contacts.update(trx, ctx.orgId, current.contactId, withoutUndefined(contactPatch));
+        events.push({ type: 'contact.updated', object: (await contacts.getById(trx, ctx.orgId, current.contactId))! });
       }
-      await leadsQueries.update(trx, ctx.orgId, input.id, {
+      await leads.update(trx, ctx.orgId, current, {
         status: input.status,
         source: input.source,
         notes: input.notes,
         nextCallAt: input.nextCallAt,
         assignedToId: input.assignedToId,
       });
-      const lead = (await leadsQueries.getById(trx, ctx.orgId, input.id))!;
+      const lead = (await leads.getById(trx, ctx.orgId, input.id))!;
       await recordEvents(trx, ctx, [...events, ...leadChangeEvents(current, lead)]);
       return lead;
     });

@@ -1,5 +1,5 @@
 import { defineProcedure } from '../../rpc/define-procedure';
-import * as membersQueries from '../../db/queries/members.queries';
+import * as membersQueries from '../../db/members';
 import { toPage } from '../../db/pagination';
 import { objectOf } from '../shared/fields';
 import { pageFields } from '../shared/pagination.schema';

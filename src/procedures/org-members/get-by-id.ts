@@ -1,5 +1,5 @@
 import { defineProcedure } from '../../rpc/define-procedure';
-import * as membersQueries from '../../db/queries/members.queries';
+import * as membersQueries from '../../db/members';
 import { idOf, objectOf } from '../shared/fields';
 import { notInWorkspace } from '../shared/references';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isSupportedCountry } from 'libphonenumber-js';
 import { defineProcedure } from '../../rpc/define-procedure';
-import * as orgsQueries from '../../db/queries/orgs.queries';
+import * as orgsQueries from '../../db/orgs';
 import { AppError } from '../../errors/app-error';
 import { objectOf, requiredText, withKind } from '../shared/fields';
 import { expected } from '../shared/expected';

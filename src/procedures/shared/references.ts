@@ -1,5 +1,5 @@
 import { AppError } from '../../errors/app-error';
-import { existsInWorkspace, type ReferencedTable } from '../../db/queries/references.queries';
+import { existsInWorkspace, type ReferencedTable } from '../../db/references';
 import type { IdPrefix } from '../../domain/ids';
 import { withFieldCheck } from '../../rpc/field-checks';
 import { idOf } from './fields';

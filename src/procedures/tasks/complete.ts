@@ -1,6 +1,6 @@
 import { defineProcedure } from '../../rpc/define-procedure';
 import { recordEvents } from '../../events/record-events';
-import * as tasksQueries from '../../db/queries/tasks.queries';
+import * as tasksQueries from '../../db/tasks';
 import { completeTask } from '../../domain/task-status';
 import { idOf, objectOf } from '../shared/fields';
 import { notInWorkspace } from '../shared/references';

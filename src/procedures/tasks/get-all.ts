@@ -1,5 +1,5 @@
 import { defineProcedure } from '../../rpc/define-procedure';
-import * as tasksQueries from '../../db/queries/tasks.queries';
+import * as tasksQueries from '../../db/tasks';
 import { toPage } from '../../db/pagination';
 import { tasksGetAllInput } from './task-list.schema';
 

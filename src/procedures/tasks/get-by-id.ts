@@ -1,5 +1,5 @@
 import { defineProcedure } from '../../rpc/define-procedure';
-import * as tasksQueries from '../../db/queries/tasks.queries';
+import * as tasksQueries from '../../db/tasks';
 import { idOf, objectOf } from '../shared/fields';
 import { notInWorkspace } from '../shared/references';
 

@@ -1,6 +1,6 @@
 import { defineProcedure } from '../../rpc/define-procedure';
 import { recordEvents } from '../../events/record-events';
-import * as tasksQueries from '../../db/queries/tasks.queries';
+import * as tasksQueries from '../../db/tasks';
 import { TASK_STATUSES, setTaskStatus } from '../../domain/task-status';
 import { enumOf, idOf, objectOf, requiredText, text } from '../shared/fields';
 import { dateTimeField } from '../shared/format-fields';

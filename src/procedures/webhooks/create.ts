@@ -1,6 +1,6 @@
 import { defineProcedure } from '../../rpc/define-procedure';
 import { AppError } from '../../errors/app-error';
-import * as webhooksQueries from '../../db/queries/webhooks.queries';
+import * as webhooksQueries from '../../db/webhooks';
 import { newEndpointSecret } from '../../webhooks/endpoint-secret';
 import { objectOf } from '../shared/fields';
 import {

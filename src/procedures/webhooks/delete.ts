@@ -1,5 +1,5 @@
 import { defineProcedure } from '../../rpc/define-procedure';
-import * as webhooksQueries from '../../db/queries/webhooks.queries';
+import * as webhooksQueries from '../../db/webhooks';
 import { idOf, objectOf } from '../shared/fields';
 import { notInWorkspace } from '../shared/references';
 

@@ -5,7 +5,7 @@ import type { ProcedureContext } from '../../rpc/define-procedure';
 import { withFieldCheck } from '../../rpc/field-checks';
 import { parseContext } from '../../rpc/parse-context';
 import { webhookHostProblem, webhookUrlProblem } from '../../webhooks/url-safety';
-import type { EndpointOwner } from '../../db/queries/webhooks.queries';
+import type { EndpointOwner } from '../../db/webhooks';
 import { enumOf, listOf, storable, text, withKind } from '../shared/fields';
 import { expected, expectedLength } from '../shared/expected';
 

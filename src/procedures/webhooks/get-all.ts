@@ -1,5 +1,5 @@
 import { defineProcedure } from '../../rpc/define-procedure';
-import * as webhooksQueries from '../../db/queries/webhooks.queries';
+import * as webhooksQueries from '../../db/webhooks';
 import { toPage } from '../../db/pagination';
 import { objectOf } from '../shared/fields';
 import { pageFields } from '../shared/pagination.schema';

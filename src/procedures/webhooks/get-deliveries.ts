@@ -1,6 +1,6 @@
 import { defineProcedure } from '../../rpc/define-procedure';
-import * as webhooksQueries from '../../db/queries/webhooks.queries';
-import * as deliveryLogQueries from '../../db/queries/webhook-delivery-log.queries';
+import * as webhooksQueries from '../../db/webhooks';
+import * as deliveryLogQueries from '../../db/webhooks/delivery-log';
 import { toPage } from '../../db/pagination';
 import { enumOf, idOf, objectOf } from '../shared/fields';
 import { pageFields } from '../shared/pagination.schema';

@@ -1,5 +1,5 @@
 import { defineProcedure } from '../../rpc/define-procedure';
-import * as webhooksQueries from '../../db/queries/webhooks.queries';
+import * as webhooksQueries from '../../db/webhooks';
 import { newEndpointSecret } from '../../webhooks/endpoint-secret';
 import { idOf, objectOf, wholeNumber } from '../shared/fields';
 import { notInWorkspace } from '../shared/references';

@@ -1,5 +1,5 @@
 import { defineProcedure } from '../../rpc/define-procedure';
-import * as webhooksQueries from '../../db/queries/webhooks.queries';
+import * as webhooksQueries from '../../db/webhooks';
 import { booleanField, idOf, objectOf } from '../shared/fields';
 import { assertUnchangedSince, expectedUpdatedAtField } from '../shared/concurrency';
 import { notInWorkspace } from '../shared/references';

@@ -1,0 +1,165 @@
+import type { Db } from '../knex';
+import { TABLES } from '../tables';
+import { announceCacheChange } from '../cache-changes';
+import { acrossWorkspaces } from '../across-workspaces';
+import type { OrgTier } from '../orgs';
+
+/** A key as listings show it: never the secret, never its hash. */
+export interface ApiKeyListing {
+  id: string;
+  orgId: string;
+  memberId: string | null;
+  name: string;
+  prefix: string;
+  scopes: string[];
+  createdAt: Date;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+  lastUsedAt: Date | null;
+}
+
+/** What authentication needs to know about a key and its workspace, in one round trip. */
+export interface ApiKeyForAuth {
+  id: string;
+  orgId: string;
+  memberId: string | null;
+  scopes: string[];
+  secretHash: string;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+  org: { tier: OrgTier; features: string[]; phoneRegion: string };
+}
+
+const LISTING_COLUMNS = [
+  'id', 'org_id', 'member_id', 'name', 'prefix', 'scopes', 'created_at', 'expires_at', 'revoked_at', 'last_used_at',
+];
+
+interface ListingRow {
+  id: string;
+  org_id: string;
+  member_id: string | null;
+  name: string;
+  prefix: string;
+  scopes: string[];
+  created_at: Date;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  last_used_at: Date | null;
+}
+
+function toListing(row: ListingRow): ApiKeyListing {
+  return {
+    id: row.id,
+    orgId: row.org_id,
+    memberId: row.member_id,
+    name: row.name,
+    prefix: row.prefix,
+    scopes: row.scopes,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    revokedAt: row.revoked_at,
+    lastUsedAt: row.last_used_at,
+  };
+}
+
+/**
+ * Writes the key and its row in api_key_secrets (the hash's global index: one copy per node on
+ * Citus, where a unique index must otherwise include the workspace) in one transaction.
+ */
+export function insert(
+  db: Db,
+  orgId: string,
+  key: { id: string; memberId: string | null; name: string; prefix: string; secretHash: string; scopes: string[]; expiresAt: Date | null },
+): Promise<ApiKeyListing> {
+  return db.transaction(async (trx) => {
+    await trx(TABLES.apiKeySecrets).insert({ secret_hash: key.secretHash, org_id: orgId, key_id: key.id });
+    return insertKey(trx, orgId, key);
+  });
+}
+
+async function insertKey(
+  db: Db,
+  orgId: string,
+  key: { id: string; memberId: string | null; name: string; prefix: string; secretHash: string; scopes: string[]; expiresAt: Date | null },
+): Promise<ApiKeyListing> {
+  const [row] = await db(TABLES.apiKeys)
+    .insert({
+      org_id: orgId,
+      id: key.id,
+      member_id: key.memberId,
+      name: key.name,
+      prefix: key.prefix,
+      secret_hash: key.secretHash,
+      scopes: key.scopes,
+      expires_at: key.expiresAt,
+    })
+    .returning(LISTING_COLUMNS);
+  return toListing(row as ListingRow);
+}
+
+export async function listByOrg(db: Db, orgId: string): Promise<ApiKeyListing[]> {
+  const rows = await db(TABLES.apiKeys).select(LISTING_COLUMNS).where({ org_id: orgId }).orderBy([
+    { column: 'created_at', order: 'desc' },
+    { column: 'id', order: 'desc' },
+  ]);
+  return (rows as ListingRow[]).map(toListing);
+}
+
+/**
+ * Operators revoke by key id alone (ids are unique across workspaces): the workspace is looked up
+ * first, across workspaces, then the key is revoked in it. Revoking twice keeps the first time.
+ */
+export async function revoke(db: Db, keyId: string): Promise<ApiKeyListing | undefined> {
+  const owner = await acrossWorkspaces(db, (trx) => trx(TABLES.apiKeySecrets).select('org_id').where({ key_id: keyId }).first());
+  return owner ? revokeInOrg(db, owner.org_id, keyId) : undefined;
+}
+
+/** A workspace revokes only its own keys; every instance forgets the key when this commits. */
+export function revokeInOrg(db: Db, orgId: string, keyId: string): Promise<ApiKeyListing | undefined> {
+  return db.transaction(async (trx) => {
+    const [row] = await trx(TABLES.apiKeys)
+      .where({ org_id: orgId, id: keyId })
+      // LEAST skips the null as COALESCE would; Citus allows now() in no COALESCE of a write.
+      .update({ revoked_at: trx.raw('least(revoked_at, now())') })
+      .returning(LISTING_COLUMNS);
+    if (!row) return undefined;
+    await announceCacheChange(trx, { kind: 'key', orgId, keyId });
+    return toListing(row as ListingRow);
+  });
+}
+
+/**
+ * Two single-shard reads: the hash's workspace and key from api_key_secrets, then the key and its
+ * workspace. Runs only when the key cache misses.
+ */
+export async function findForAuth(db: Db, secretHash: string): Promise<ApiKeyForAuth | undefined> {
+  const owner = await db(TABLES.apiKeySecrets).select('org_id', 'key_id').where({ secret_hash: secretHash }).first();
+  if (!owner) return undefined;
+  const row = await db({ k: TABLES.apiKeys })
+    .join({ o: TABLES.organisations }, 'o.id', 'k.org_id')
+    .select(
+      'k.id', 'k.org_id', 'k.member_id', 'k.scopes', 'k.secret_hash', 'k.expires_at', 'k.revoked_at',
+      'o.tier', 'o.features', 'o.phone_region',
+    )
+    .where({ 'k.org_id': owner.org_id, 'k.id': owner.key_id, 'o.id': owner.org_id })
+    .first();
+  if (!row) return undefined;
+  return {
+    id: row.id,
+    orgId: row.org_id,
+    memberId: row.member_id,
+    scopes: row.scopes,
+    secretHash: row.secret_hash,
+    expiresAt: row.expires_at,
+    revokedAt: row.revoked_at,
+    org: { tier: row.tier, features: row.features, phoneRegion: row.phone_region },
+  };
+}
+
+/** Records use at most once a minute per key, however many instances serve it. */
+export async function touchLastUsed(db: Db, orgId: string, keyId: string): Promise<void> {
+  await db(TABLES.apiKeys)
+    .where({ org_id: orgId, id: keyId })
+    .andWhere((q) => q.whereNull('last_used_at').orWhere('last_used_at', '<', db.raw("now() - interval '1 minute'")))
+    .update({ last_used_at: db.fn.now() });
+}

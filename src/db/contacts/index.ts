@@ -1,0 +1,150 @@
+import type { Knex } from 'knex';
+import type { Db } from '../knex';
+import { TABLES, NEXT_UPDATED_AT } from '../tables';
+import { whereContactMatches, type SearchTerm } from '../contact-search';
+import { paginate } from '../paginate';
+import type { PageRequest } from '../pagination';
+import { newId } from '../../domain/ids';
+import * as leads from '../leads';
+
+// The contacts' data path. What each write also changes, in the caller's transaction (no
+// triggers; events are recorded by the procedures):
+// - insert: nothing else (contacts.search_text and phone_digits are generated columns).
+// - update: when the name, company, emails or phones change, the contact's leads take the new
+//   search text and their stored JSON follows (the leads module's `applyContactChange`).
+// - remove: clients linked to the contact lose the link first (clients.contact_id = null).
+
+/** A contact (the person behind leads and clients), as the API returns it. */
+export interface Contact {
+  id: string;
+  name: string;
+  phones: string[];
+  emails: string[];
+  primaryPhone: string | null;
+  primaryEmail: string | null;
+  company: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface ContactFields {
+  name: string;
+  phones: string[];
+  emails: string[];
+  company: string | null;
+}
+
+export interface ContactListFilters {
+  /** Matched case-insensitively against name, emails, phones and company; phoneDigits also against the phones' digits. */
+  search?: SearchTerm;
+}
+
+const COLUMNS = ['id', 'name', 'phones', 'emails', 'company', 'created_at', 'updated_at'];
+
+interface ContactRow {
+  id: string;
+  name: string;
+  phones: string[];
+  emails: string[];
+  company: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** A contact's person fields as the API answers them: the primary phone and email are the first of each, or null (as a lead's: src/db/leads/shape.ts). */
+function personFieldsOf(row: { name: string; phones: string[]; emails: string[]; company: string | null }) {
+  return {
+    name: row.name,
+    phones: row.phones,
+    emails: row.emails,
+    primaryPhone: row.phones[0] ?? null,
+    primaryEmail: row.emails[0] ?? null,
+    company: row.company,
+  };
+}
+
+function toContact(row: ContactRow): Contact {
+  return {
+    id: row.id,
+    ...personFieldsOf(row),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function filtered(db: Db, orgId: string, filters: ContactListFilters) {
+  const query = db(TABLES.contacts).where('org_id', orgId);
+  if (filters.search) whereContactMatches(query, '', filters.search);
+  return query;
+}
+
+/** One page of contacts, newest first (then id), and the exact total. */
+export async function list(
+  db: Db,
+  orgId: string,
+  filters: ContactListFilters,
+  page: PageRequest,
+): Promise<{ contacts: Contact[]; total: number }> {
+  const { items, total } = await paginate<ContactRow, Contact>({
+    filtered: () => filtered(db, orgId, filters),
+    select: COLUMNS,
+    orderBy: 'created_at desc, id desc',
+    page,
+    toItem: toContact,
+  });
+  return { contacts: items, total };
+}
+
+export async function getById(db: Db, orgId: string, contactId: string): Promise<Contact | undefined> {
+  const row = await db(TABLES.contacts).select(COLUMNS).where({ org_id: orgId, id: contactId }).first();
+  return row ? toContact(row as ContactRow) : undefined;
+}
+
+/**
+ * Locks the contact row for the rest of the transaction (a row referencing it, such as a new
+ * lead or client, waits for it); answers what an update must check.
+ */
+export async function lockForUpdate(trx: Knex.Transaction, orgId: string, contactId: string): Promise<{ updatedAt: Date } | undefined> {
+  const row = await trx(TABLES.contacts).select('updated_at').where({ org_id: orgId, id: contactId }).forUpdate().first();
+  return row ? { updatedAt: row.updated_at } : undefined;
+}
+
+/** Inserts a contact whose phones and emails are already normalised; answers it as stored. */
+export async function insert(db: Db, orgId: string, fields: ContactFields): Promise<Contact> {
+  const [row] = await db(TABLES.contacts)
+    .insert({
+      org_id: orgId,
+      id: newId('con'),
+      name: fields.name,
+      phones: fields.phones,
+      emails: fields.emails,
+      company: fields.company,
+    })
+    .returning(COLUMNS);
+  return toContact(row as ContactRow);
+}
+
+/** Changes the given fields; the contact's leads follow (their search copies and stored JSON). */
+export async function update(trx: Knex.Transaction, orgId: string, contactId: string, patch: Partial<ContactFields>): Promise<void> {
+  await trx(TABLES.contacts)
+    .where({ org_id: orgId, id: contactId })
+    .update({ ...patch, updated_at: trx.raw(NEXT_UPDATED_AT) });
+  if (Object.values(patch).some((value) => value !== undefined)) await leads.applyContactChange(trx, orgId, contactId);
+}
+
+/** Whether any lead of the workspace is about this contact (such a contact may not be deleted). */
+export async function isUsedByLead(db: Db, orgId: string, contactId: string): Promise<boolean> {
+  const row = await db(TABLES.leads).select('id').where({ org_id: orgId, contact_id: contactId }).first();
+  return row !== undefined;
+}
+
+/**
+ * Answers false when there was no such contact in the workspace. Clients linked to it keep their
+ * own fields and lose the link; a lead's contact is never deleted (`isUsedByLead`, checked under
+ * the contact's lock, and the leads' foreign key).
+ */
+export async function remove(trx: Knex.Transaction, orgId: string, contactId: string): Promise<boolean> {
+  await trx(TABLES.clients).where({ org_id: orgId, contact_id: contactId }).update({ contact_id: null });
+  const deleted = await trx(TABLES.contacts).where({ org_id: orgId, id: contactId }).delete();
+  return deleted > 0;
+}

@@ -1,0 +1,164 @@
+import pg from 'pg';
+import type { Db } from '../knex';
+import { offsetOf, toPage, type Pagination } from '../pagination';
+import { compiledPageStatement } from './compiled-page';
+import { leadsOf, toLead, type Lead, type LeadRow } from './shape';
+import { countByCounters } from './counters';
+import { decodeLeadCursor, encodeLeadCursor, type CursorScope, type LeadSortKey } from './cursor';
+import { applyFilters, pageStatement, type JsonPageRow, type LeadListFilters, type ListPosition, type PageArgs } from './page-statement';
+
+// The leads list: `leads.getAll` (Lead objects) and `GET /api/v1/leads` (the leads' stored JSON)
+// answer the same page, in page mode (`page`) or cursor mode (`cursor`), with the exact total.
+// Totals without a search are the counters' sum (counters.ts); a search counts its matches.
+
+/** Page mode (`page`, default 1) or cursor mode (`cursor`); the input schema refuses both at once. */
+export interface LeadsPageRequest {
+  page?: number;
+  cursor?: string;
+  pageSize: number;
+}
+
+/** The list's pagination: `page` is null on a page reached by cursor. */
+export interface CursorPagination extends Omit<Pagination, 'page'> {
+  page: number | null;
+  /** Give it as `cursor` for the page after this one; null on the last page. */
+  nextCursor: string | null;
+}
+
+export interface CursorPage<T> {
+  data: T[];
+  pagination: CursorPagination;
+}
+
+/** One answer of `leads.getAll`: the same page as the REST list, with Lead objects (Dates as Dates). */
+export async function listLeadsPage(db: Db, orgId: string, filters: LeadListFilters, request: LeadsPageRequest): Promise<CursorPage<Lead>> {
+  const { page, pageSize, position, cursorAfter } = positionOf(orgId, filters, request);
+  const { leads, total, next } = await list(db, orgId, filters, position);
+  return toCursorPage(leads, total, { page, pageSize }, cursorAfter(next));
+}
+
+/**
+ * One answer of `GET /api/v1/leads` as its JSON text, in pieces to be sent one after another
+ * (send-json.ts): the same page and wrapper as `listLeadsPage`, with each lead as PostgreSQL
+ * stored it (lead_json: plain JSON, dates as ISO strings).
+ */
+export async function renderLeadsPageJson(db: Db, orgId: string, filters: LeadListFilters, request: LeadsPageRequest): Promise<string[]> {
+  const { page, pageSize, position, cursorAfter } = positionOf(orgId, filters, request);
+  const { leadsJson, total, next } = await listAsJson(db, orgId, filters, position);
+  const { pagination } = toCursorPage([], total, { page, pageSize }, cursorAfter(next));
+  return ['{"data":[', leadsJson, `],"pagination":${JSON.stringify(pagination)}}`];
+}
+
+/** Where the page starts, and how to turn its last sort key into the next cursor (bound to these filters). */
+function positionOf(orgId: string, filters: LeadListFilters, request: LeadsPageRequest) {
+  const scope: CursorScope = { orgId, status: filters.status, assignedToId: filters.assignedToId, search: filters.search?.text };
+  const { pageSize } = request;
+  const page = request.cursor === undefined ? (request.page ?? 1) : null;
+  const position: ListPosition =
+    request.cursor === undefined ? { page: page ?? 1, pageSize } : { after: decodeLeadCursor(request.cursor, scope), pageSize };
+  const cursorAfter = (next: LeadSortKey | null) => (next ? encodeLeadCursor(next, scope) : null);
+  return { page, pageSize, position, cursorAfter };
+}
+
+/**
+ * A page numbered as the spec says (page mode), or a page reached by cursor, which has no number:
+ * some page precedes it, and another follows exactly when there is a next cursor.
+ */
+function toCursorPage<T>(data: T[], total: number, request: { page: number | null; pageSize: number }, nextCursor: string | null): CursorPage<T> {
+  if (request.page !== null) {
+    const { pagination } = toPage(data, total, { page: request.page, pageSize: request.pageSize });
+    return { data, pagination: { ...pagination, nextCursor } };
+  }
+  const totalPages = Math.max(1, Math.ceil(total / request.pageSize));
+  return {
+    data,
+    pagination: { page: null, pageSize: request.pageSize, total, totalPages, hasNextPage: nextCursor !== null, hasPrevPage: true, nextCursor },
+  };
+}
+
+/** One page of leads, the exact total, and the sort key of the page's last lead when more leads follow (else null). */
+export async function list(
+  db: Db,
+  orgId: string,
+  filters: LeadListFilters,
+  position: ListPosition,
+): Promise<{ leads: Lead[]; total: number; next: LeadSortKey | null }> {
+  const { page, total } = await withTotal(db, orgId, filters, position, async (withTotal) => {
+    const rows = await pageRows<LeadRow & { total?: string }>(db, { orgId, filters, position, as: 'columns', withTotal });
+    return { rows, fetched: rows.length, total: rows[0]?.total === undefined ? null : Number(rows[0].total) };
+  });
+  const last = page.rows[position.pageSize - 1];
+  const next = page.rows.length > position.pageSize && last ? { nextCallAt: last.next_call_at, createdAt: last.created_at, id: last.id } : null;
+  return { leads: page.rows.slice(0, position.pageSize).map(toLead), total, next };
+}
+
+/** The same page as `list`, its leads as their stored JSON joined with commas (for the REST list, which sends them as they come). */
+export async function listAsJson(
+  db: Db,
+  orgId: string,
+  filters: LeadListFilters,
+  position: ListPosition,
+): Promise<{ leadsJson: string; total: number; next: LeadSortKey | null }> {
+  const { page, total } = await withTotal(db, orgId, filters, position, async (withTotal) => {
+    const [row] = await pageRows<JsonPageRow>(db, { orgId, filters, position, as: 'json', withTotal });
+    if (!row) throw new Error('an aggregate answers one row');
+    return { row, fetched: row.fetched, total: row.total === undefined ? null : Number(row.total) };
+  });
+  const { row } = page;
+  const next = row.fetched > position.pageSize && row.last_id !== null && row.last_created_at !== null
+    ? { nextCallAt: row.last_next_call_at === null ? null : parseTimestamp(row.last_next_call_at), createdAt: parseTimestamp(row.last_created_at), id: row.last_id }
+    : null;
+  return { leadsJson: row.json ?? '', total, next };
+}
+
+/**
+ * A page (read by `read`) and the exact total. Without a search the total is the counters' sum,
+ * read in the page's own statement: one round trip, and a total from the same snapshot as the
+ * rows; a statement that returned no row (a page past the end) asks the counters on their own. A
+ * search must count its matches, so its page is read first: a numbered page that ends the list,
+ * and is not empty past the first, already tells the total, and only a fuller answer pays for the count.
+ */
+async function withTotal<P extends { fetched: number; total: number | null }>(
+  db: Db,
+  orgId: string,
+  filters: LeadListFilters,
+  position: ListPosition,
+  read: (withTotal: boolean) => Promise<P>,
+): Promise<{ page: P; total: number }> {
+  if (!filters.search) {
+    const page = await read(true);
+    return { page, total: page.total ?? (await countByCounters(db, orgId, filters)) };
+  }
+  const page = await read(false);
+  const offset = 'after' in position ? undefined : offsetOf(position);
+  const lastPage = offset !== undefined && page.fetched <= position.pageSize && (page.fetched > 0 || offset === 0);
+  if (lastPage) return { page, total: offset + page.fetched };
+  const counted = await applyFilters(leadsOf(db, orgId), orgId, filters).count<{ n: string }[]>({ n: '*' });
+  return { page, total: Number(counted[0]?.n ?? 0) };
+}
+
+/** Up to pageSize + 1 rows of the page statement. */
+async function pageRows<Row>(db: Db, args: PageArgs): Promise<Row[]> {
+  const { filters, position } = args;
+  // First and keyset pages cost about the same on every call: their statement is compiled once
+  // per shape and runs named, on the hot reads' pool (compiled-page.ts). A search's plan depends
+  // on its term, and an OFFSET's cost grows with it (a generic plan cannot see it and went
+  // parallel for a 101-row page): those are built and planned on every call.
+  const planEachCall = filters.search !== undefined || ('page' in position && offsetOf(position) > 0);
+  // A JSON page's 200 sort-key timestamps stay text; only the last row's are parsed (parseTimestamp).
+  const types = args.as === 'json' ? TIMESTAMPS_AS_TEXT : undefined;
+  if (!planEachCall) return compiledPageStatement(db, args).rows<Row>(types);
+  const query = pageStatement(db, args);
+  if (types) query.options({ types });
+  const result: unknown = await query;
+  return (Array.isArray(result) ? result : (result as { rows: Row[] }).rows) as Row[];
+}
+
+const TIMESTAMPTZ = pg.types.builtins.TIMESTAMPTZ;
+const parseTimestamp = pg.types.getTypeParser(TIMESTAMPTZ) as (value: string) => Date;
+const asText = (value: string) => value;
+const TIMESTAMPS_AS_TEXT = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    return oid === TIMESTAMPTZ ? asText : pg.types.getTypeParser(oid, format);
+  },
+};

@@ -1,0 +1,65 @@
+import { createTestContext, testDatabaseUrl, type TestContext } from '../helpers/test-app';
+import { createWorkspace } from '../helpers/factories';
+import { rpcGet, rpcPost, resultOf } from '../helpers/rpc';
+import { acrossWorkspaces } from '../../src/db/across-workspaces';
+import { WORKSPACE_TABLES } from '../../migrations/20261209120000_distribute_by_workspace';
+
+const onCitus = process.env.WSAPI_TEST_CITUS === '1';
+
+let ctx: TestContext;
+beforeAll(() => {
+  ctx = createTestContext();
+});
+afterAll(() => ctx.close());
+
+// The rest of the suite's API traffic runs on Citus with every session refusing a statement that
+// would touch more than one shard (tests/helpers/global-setup.ts): these show that refusal is on.
+(onCitus ? describe : describe.skip)('on a Citus cluster (runs only there)', () => {
+  it('distributes every workspace table by workspace in one co-location group, and api_key_secrets to every node', async () => {
+    const { rows } = await ctx.db.raw(
+      `select table_name::text as name, citus_table_type as type, distribution_column as column, colocation_id from citus_tables order by 1`,
+    );
+    const byName = Object.fromEntries(rows.map((r: { name: string }) => [r.name, r]));
+    expect(byName.organisations).toMatchObject({ type: 'distributed', column: 'id' });
+    for (const table of WORKSPACE_TABLES) {
+      expect([table, byName[table]?.type, byName[table]?.column, byName[table]?.colocation_id])
+        .toEqual([table, 'distributed', 'org_id', byName.organisations.colocation_id]);
+    }
+    expect(byName.api_key_secrets).toMatchObject({ type: 'reference' });
+  });
+
+  it('runs on two workers, and the run refuses a statement across workspaces outside acrossWorkspaces', async () => {
+    const { rows: workers } = await ctx.db.raw(`select nodename, nodeport from pg_dist_node where noderole = 'primary' and groupid > 0`);
+    expect(workers).toHaveLength(2);
+    await expect(ctx.db.raw('select count(*) from leads')).rejects.toThrow(/multi-task query about to be executed/);
+    const counted = await acrossWorkspaces(ctx.db, (trx) => trx.raw('select count(*)::int as n from leads'));
+    expect(counted.rows[0].n).toBeGreaterThanOrEqual(0);
+  });
+
+  it('serves a workspace whose shards sit on either worker: reads and writes answer from one shard each', async () => {
+    // Workspaces hash to shards on both workers; a handful lands on each with near certainty.
+    const placements = new Set<string>();
+    for (let i = 0; i < 6; i++) {
+      const ws = await createWorkspace(ctx.db);
+      const created = resultOf<{ id: string }>(await rpcPost(ctx.app, 'leads.create', { name: `Citus ${i}`, phone: `+4420794600${10 + i}` }, ws.key));
+      expect(resultOf<{ id: string }>(await rpcGet(ctx.app, 'leads.getById', { id: created.id }, ws.key)).id).toBe(created.id);
+      const { rows } = await ctx.db.raw(
+        `select nodeport from citus_shards where table_name = 'leads'::regclass and shardid = get_shard_id_for_distribution_column('leads', ?::text)`,
+        [ws.org.id],
+      );
+      placements.add(String(rows[0].nodeport));
+    }
+    expect(placements.size).toBe(2);
+  });
+});
+
+describe('acrossWorkspaces', () => {
+  it('runs its work in one transaction and answers what the work answers', async () => {
+    const answer = await acrossWorkspaces(ctx.db, async (trx) => {
+      const { rows } = await trx.raw('select txid_current() as a, txid_current() as b');
+      return rows[0];
+    });
+    expect(answer.a).toBe(answer.b);
+    expect(testDatabaseUrl()).toMatch(/^postgres/);
+  });
+});
