@@ -108,7 +108,11 @@ export async function insertMany(trx: Knex.Transaction, orgId: string, leads: re
        coalesce(r.created_at, now()), coalesce(r.updated_at, now()), lower(c.search_text), c.phone_digits
      from jsonb_to_recordset(?::jsonb) as r(id text, contact_id text, status text, source text, notes text, next_call_at timestamptz,
        assigned_to_id text, client_id text, converted_at timestamptz, created_at timestamptz, updated_at timestamptz)
-     join ${TABLES.contacts} c on c.org_id = ? and c.id = r.contact_id
+     -- Each contact by its key (OFFSET 0 keeps the lateral subquery from becoming a join): joined,
+     -- a workspace newer than its statistics looked empty, and every create read all its contacts.
+     cross join lateral (
+       select c.org_id, c.id, c.search_text, c.phone_digits from ${TABLES.contacts} c where c.org_id = ? and c.id = r.contact_id offset 0
+     ) c
      order by r.id`,
     [JSON.stringify(rows), orgId],
   );
