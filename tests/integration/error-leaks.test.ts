@@ -78,7 +78,7 @@ const app = createApp({
   registry: leakRegistry,
 });
 // Nothing listens on port 1: every query fails to connect (refused at once, not a timeout).
-const downDb = createDb({ url: 'postgres://wsapi:hunter2@127.0.0.1:1/wsapi_private', poolMax: 1, acquireTimeoutMs: 2000 });
+const downDb = createDb({ url: 'postgres://wsapi:hunter2@127.0.0.1:1/wsapi_private', poolMax: 1, acquireTimeoutMs: 2000, onWarning: () => undefined });
 let downLogged = '';
 const downApp = createApp({
   db: downDb,

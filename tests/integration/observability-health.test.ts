@@ -11,7 +11,7 @@ afterAll(() => ctx.close());
 
 /** A pool pointing at a closed port: every connection attempt is refused at once. */
 function unreachableApp() {
-  return createObservedApp({ db: createDb({ url: 'postgres://postgres@127.0.0.1:1/x', poolMax: 2, acquireTimeoutMs: 500 }) });
+  return createObservedApp({ db: createDb({ url: 'postgres://postgres@127.0.0.1:1/x', poolMax: 2, acquireTimeoutMs: 500, onWarning: () => undefined }) });
 }
 
 describe('GET /healthz', () => {
@@ -54,8 +54,8 @@ describe('GET /readyz', () => {
   });
 
   it("answers 503 when the hot reads' pool cannot connect, though the main pool can", async () => {
-    const main = createDb({ url: testDatabaseUrl(), poolMax: 1 });
-    const hotReads = createDb({ url: 'postgres://postgres@127.0.0.1:1/x', poolMax: 1, acquireTimeoutMs: 500 });
+    const main = createDb({ url: testDatabaseUrl(), poolMax: 1, onWarning: () => undefined });
+    const hotReads = createDb({ url: 'postgres://postgres@127.0.0.1:1/x', poolMax: 1, acquireTimeoutMs: 500, onWarning: () => undefined });
     runCompiledStatementsOn(main, hotReads);
     const app = createObservedApp({ db: main });
     try {
@@ -85,7 +85,7 @@ describe('GET /readyz on a database whose migrations are not applied', () => {
   const freshUrl = useOwnDatabase('wsapi_ready');
 
   it('answers 503 "migrations pending" on an empty database, creates nothing there, and 200 once migrated', async () => {
-    const fresh = createObservedApp({ db: createDb({ url: freshUrl, poolMax: 2 }) });
+    const fresh = createObservedApp({ db: createDb({ url: freshUrl, poolMax: 2, onWarning: () => undefined }) });
     try {
       await request(fresh.app).get('/readyz').expect(503, { status: 'unavailable', reason: 'migrations pending' });
       const { rows } = await fresh.db.raw("select to_regclass('knex_migrations') as t");
@@ -98,7 +98,7 @@ describe('GET /readyz on a database whose migrations are not applied', () => {
   });
 
   it('answers 503 "migrations pending" when the latest migration is missing from the database', async () => {
-    const db = createDb({ url: freshUrl, poolMax: 2 });
+    const db = createDb({ url: freshUrl, poolMax: 2, onWarning: () => undefined });
     await migrateLatest(db);
     await db.raw('delete from knex_migrations where id = (select max(id) from knex_migrations)');
     const app = createObservedApp({ db });
