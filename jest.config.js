@@ -8,6 +8,7 @@ module.exports = {
   // registry, which leaves package-lock.json unusable for `npm ci`.)
   transform: { '^.+\\.(t|j)sx?$': 'babel-jest' },
   transformIgnorePatterns: ['/node_modules/(?!(superjson|copy-anything|is-what|@trpc)/)'],
+  setupFilesAfterEnv: ['<rootDir>/tests/helpers/fail-on-output-mismatch.ts'],
   globalSetup: '<rootDir>/tests/helpers/global-setup.ts',
   globalTeardown: '<rootDir>/tests/helpers/global-teardown.ts',
   testTimeout: 30000,

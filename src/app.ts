@@ -6,7 +6,8 @@ import { createKeyAuthenticator } from './auth/key-authenticator';
 import { createProcedureRegistry } from './procedures';
 import type { Registry } from './rpc/registry';
 import { rpcRouter } from './http/rpc-route';
-import { leadsRouter } from './http/leads-route';
+import { leadsRouter } from './http/leads-rest/list-route';
+import { leadRoutes } from './http/leads-rest/lead-routes';
 import { errorHandler, notFound } from './http/error-handler';
 import { docsRouter } from './http/docs-route';
 import { createJwtKeys, type JwtSecrets } from './auth/secrets';
@@ -29,7 +30,7 @@ export interface AppDeps {
   /** The JWT secrets are resolved before (resolveJwtSecrets): the app never falls back to one of its own. */
   config: Pick<Config, 'BODY_LIMIT' | 'KEY_CACHE_TTL_MS'> & JwtSecrets
     & Partial<Pick<Config, 'METRICS_TOKEN'>>
-    & Partial<Pick<Config, 'TRUST_PROXY' | 'NODE_ENV'>>
+    & Partial<Pick<Config, 'TRUST_PROXY' | 'NODE_ENV' | 'CHECK_OUTPUTS'>>
     & { /** How long a verified key is trusted while `cacheInvalidation` is live (60 s by default). */ KEY_CACHE_LIVE_TTL_MS?: number };
   logger: Logger;
   /** The procedures to serve; the full registry unless a test gives its own. */
@@ -38,10 +39,12 @@ export interface AppDeps {
   cacheInvalidation?: CacheInvalidation;
   /** Rate limits of the action endpoints and the REST list (index.ts builds it from the config); none when absent. */
   rateLimiter?: RateLimiter;
+  /** Told of each answer outside its output schema (CHECK_OUTPUTS); tests fail on any. */
+  onOutputMismatch?(procedure: string, issues: unknown): void;
 }
 
 /** Builds the HTTP application; never listens (index.ts does), so tests drive it directly. */
-export function createApp({ db, config, logger, registry = createProcedureRegistry(), cacheInvalidation, rateLimiter }: AppDeps): Express {
+export function createApp({ db, config, logger, registry = createProcedureRegistry(), cacheInvalidation, rateLimiter, onOutputMismatch }: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   // req.ip (what failed authentications are counted against) reads X-Forwarded-For only from these proxies.
@@ -65,10 +68,18 @@ export function createApp({ db, config, logger, registry = createProcedureRegist
   });
   const authenticate = createAuthenticator({ keys: authenticator, tokenKey: jwtKeys.token, readAccess });
   const webhookUrlPolicy = webhookUrlPolicyFor(config.NODE_ENV);
+  const outputMismatch = config.CHECK_OUTPUTS
+    ? (procedure: string, issues: unknown) => {
+      logger.error({ procedure, issues }, 'answer outside its output schema');
+      onOutputMismatch?.(procedure, issues);
+    }
+    : undefined;
   // The API routes first, the busiest first: Express walks every router mounted before the one
   // that answers, and no two of these share a path.
-  app.use(rpcRouter({ registry, db, authenticate, rateLimiter, webhookUrlPolicy }, config.BODY_LIMIT));
+  app.use(rpcRouter({ registry, db, authenticate, rateLimiter, webhookUrlPolicy, onOutputMismatch: outputMismatch }, config.BODY_LIMIT));
   app.use(leadsRouter({ db, authenticate, rateLimiter }));
+  // The single-lead routes run leads.create/getById/update/delete with the action endpoints' deps.
+  app.use(leadRoutes({ registry, db, authenticate, rateLimiter, webhookUrlPolicy, onOutputMismatch: outputMismatch }, config.BODY_LIMIT));
   app.use(healthRouter({ db, logger }));
   app.use(metricsRouter({ registry: metrics.registry, token: config.METRICS_TOKEN }));
   app.use(playgroundRouter({ jwtKeys, readAccess }, config.BODY_LIMIT));

@@ -53,6 +53,11 @@ const schema = z.object({
   SESSION_SECRET: jwtSecret.optional(),
   /** Signs playground test tokens (HS256). Absent: see resolveJwtSecrets (src/auth/secrets.ts). */
   TOKEN_SECRET: jwtSecret.optional(),
+  /**
+   * Checks every action's answer against its procedure's output schema and answers 500 on a
+   * mismatch (logged). Costs a parse per answer: for tests and staging, off by default.
+   */
+  CHECK_OUTPUTS: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false').transform((value) => value === 'true'),
   /** Redis for state several instances must share (rate limits); optional. */
   REDIS_URL: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// URL' }).optional(),
   /** Requests per minute per API key for every tier, replacing the tiers' own limits; 0 turns rate limiting off. */

@@ -32,7 +32,9 @@ function exact(value: number, what: string): number {
   return value;
 }
 
-const CURRENCIES: ReadonlySet<string> = new Set(Intl.supportedValuesOf('currency'));
+/** The ISO 4217 codes this Node's ICU knows, sorted: the only currencies the API takes. */
+export const CURRENCY_CODES: readonly string[] = Intl.supportedValuesOf('currency');
+const CURRENCIES: ReadonlySet<string> = new Set(CURRENCY_CODES);
 
 /** An ISO 4217 code as this runtime knows it, written in capitals ('GBP', never 'gbp'). */
 export function isCurrencyCode(code: string): boolean {

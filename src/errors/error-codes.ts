@@ -14,6 +14,8 @@ export const ERROR_CODES = {
   METHOD_NOT_SUPPORTED: { jsonRpc: -32005, httpStatus: 405 },
   TIMEOUT: { jsonRpc: -32008, httpStatus: 408 },
   CONFLICT: { jsonRpc: -32009, httpStatus: 409 },
+  /** A conditional write (`If-Match`) whose condition no longer holds: nothing was written. */
+  PRECONDITION_FAILED: { jsonRpc: -32012, httpStatus: 412 },
   PAYLOAD_TOO_LARGE: { jsonRpc: -32013, httpStatus: 413 },
   UNSUPPORTED_MEDIA_TYPE: { jsonRpc: -32015, httpStatus: 415 },
   UNPROCESSABLE_CONTENT: { jsonRpc: -32022, httpStatus: 422 },

@@ -5,20 +5,27 @@ import { RPC_PREFIX } from './error-handler';
 
 /**
  * The public API paths a browser page of any origin may call: the action endpoints, the REST
- * list and the OpenAPI document. Listed one by one rather than `/api/v1/*`, so a route added
+ * leads routes and the OpenAPI document. Listed one by one rather than `/api/v1/*`, so a route added
  * under /api/v1 (such as the playground's session route) is not opened to other origins by default.
  */
 export function isPublicApiPath(path: string): boolean {
   // Express routes match with or without one trailing slash, and so does this.
   const route = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
-  return route === RPC_PREFIX || route.startsWith(`${RPC_PREFIX}/`) || route === '/api/v1/leads' || route === OPENAPI_PATH;
+  return route === RPC_PREFIX || route.startsWith(`${RPC_PREFIX}/`) || route === LEADS_PATH || isSingleLeadPath(route) || route === OPENAPI_PATH;
+}
+
+const LEADS_PATH = '/api/v1/leads';
+
+/** `/api/v1/leads/{id}`: one segment after the list's path. */
+function isSingleLeadPath(route: string): boolean {
+  return route.startsWith(`${LEADS_PATH}/`) && route.indexOf('/', LEADS_PATH.length + 1) === -1 && route.length > LEADS_PATH.length + 1;
 }
 
 /** Headers a browser may send: the official tRPC client's (`trpc-accept` only from its streaming batch link) and ours. */
-export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id', 'trpc-accept'];
+export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-Match', 'If-None-Match', 'X-Request-Id', 'trpc-accept'];
 
 /** Headers a browser script may read besides the safelisted ones: rate limits, retries, replays, deprecation. */
-export const CORS_EXPOSED_HEADERS = ['RateLimit', 'RateLimit-Policy', 'Retry-After', 'Idempotent-Replayed', 'X-Request-Id', 'Deprecation', 'Sunset', 'Link'];
+export const CORS_EXPOSED_HEADERS = ['RateLimit', 'RateLimit-Policy', 'Retry-After', 'Idempotent-Replayed', 'X-Request-Id', 'Deprecation', 'Sunset', 'Link', 'ETag', 'Location'];
 
 /** Chromium caps a cached preflight at two hours; longer values would be cut to this anyway. */
 export const CORS_MAX_AGE_SECONDS = 7200;
@@ -37,7 +44,7 @@ export function publicApiPreflight(): RequestHandler {
   return cors({
     origin: '*',
     credentials: false,
-    methods: ['GET', 'POST'],
+    methods: ['GET', 'POST', 'PATCH', 'DELETE'],
     allowedHeaders: CORS_ALLOWED_HEADERS,
     exposedHeaders: CORS_EXPOSED_HEADERS,
     maxAge: CORS_MAX_AGE_SECONDS,

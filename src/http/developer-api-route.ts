@@ -18,7 +18,7 @@ import type { JwtKeys } from '../auth/secrets';
 import { idField, requiredText } from '../procedures/shared/fields';
 import { scopeListField } from '../procedures/shared/scope-fields';
 import type { RouteInputs } from './route-inputs';
-import { buildProcedureCatalogue } from './developer-page/procedure-catalogue';
+import { buildProcedureCatalogue, groupScopesByResource } from './developer-page/procedure-catalogue';
 import { developerPageRouter } from './developer-page/page-route';
 
 export const createKeyBody = z.strictObject({
@@ -72,6 +72,8 @@ interface Deps {
 export function developerRouter(deps: Deps, bodyLimit: string): Router {
   const { db } = deps;
   const catalogue = buildProcedureCatalogue(deps.registry);
+  // The rows of the None / Read / Write scope pickers: every scope a key may be given.
+  const resources = groupScopesByResource(knownScopes());
   const router = express.Router({ caseSensitive: true });
   router.use(developerPageRouter());
 
@@ -138,7 +140,7 @@ export function developerRouter(deps: Deps, bodyLimit: string): Router {
   });
 
   api.get('/procedures', (_req, res) => {
-    res.json({ routers: catalogue });
+    res.json({ routers: catalogue, resources });
   });
 
   router.use('/developer/api', api);

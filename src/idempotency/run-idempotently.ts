@@ -20,6 +20,22 @@ export interface IdempotentCall {
   procedure: string;
   /** The raw request body, part of the fingerprint. */
   body: Buffer;
+  /** How an output or a caller's error is written down as the answer; the action endpoints' envelope by default. */
+  format?: AnswerFormat;
+}
+
+/** The answer a call's output or error makes, as the route sends it (and a replay sends it again). */
+export interface AnswerFormat {
+  result(output: unknown): StoredAnswer;
+  error(error: AppError): StoredAnswer;
+}
+
+/** The action endpoints' answers: the tRPC envelope, the error naming the procedure as its path. */
+export function envelopeFormat(procedure: string): AnswerFormat {
+  return {
+    result: (output) => ({ status: 200, body: encodeResult(output) }),
+    error: (error) => ({ status: httpStatusOf(error.code), body: encodeError(error, procedure) }),
+  };
 }
 
 /** The answer to write out exactly as is; `replayed` when it is a stored one. */
@@ -44,7 +60,7 @@ export async function runIdempotently(db: Db, call: IdempotentCall, run: (db: Db
       if (stored.fingerprint !== fingerprint) throw reused(stored.procedure, call.procedure);
       return { ...stored.answer, replayed: true };
     }
-    const answer = await answerOf(trx, call.procedure, run);
+    const answer = await answerOf(trx, call.format ?? envelopeFormat(call.procedure), run);
     const saved = await idempotencyQueries.save(trx, call.orgId, {
       principalId: call.principalId, key: call.key, procedure: call.procedure, fingerprint, answer, ttlSeconds: IDEMPOTENCY_TTL_SECONDS,
     });
@@ -58,15 +74,16 @@ export async function runIdempotently(db: Db, call: IdempotentCall, run: (db: Db
  * The handler's answer in a savepoint: a caller's error (404, 409...) rolls its writes back and
  * is stored like a success; any other error propagates and rolls everything back unstored.
  */
-async function answerOf(trx: Db, procedure: string, run: (db: Db) => Promise<unknown>): Promise<StoredAnswer> {
+async function answerOf(trx: Db, format: AnswerFormat, run: (db: Db) => Promise<unknown>): Promise<StoredAnswer> {
+  let output: unknown;
   try {
-    const output = await trx.transaction((savepoint) => run(savepoint));
-    return { status: 200, body: encodeResult(output) };
+    output = await trx.transaction((savepoint) => run(savepoint));
   } catch (err) {
     const error = toAppError(err);
     if (!isStoredError(error)) throw err;
-    return { status: httpStatusOf(error.code), body: encodeError(error, procedure) };
+    return format.error(error);
   }
+  return format.result(output);
 }
 
 function inProgress(): AppError {

@@ -1,37 +1,63 @@
+import type { z } from 'zod';
 import type { Registry } from '../rpc/registry';
-import { inputJsonSchema, type JsonSchema } from './json-schema';
+import { inputJsonSchema, outputComponentSchemas, type JsonSchema } from './json-schema';
 import { envelopeSchemas } from './envelopes';
-import { leadSchemas } from './lead-schema';
-import { inputSchemaName, procedureOperation, RPC_PATH_PREFIX } from './procedure-operation';
-import { leadsRestOperation } from './leads-rest-operation';
+import { NAMED_OUTPUTS } from './named-outputs';
+import { inputSchemaName, outputSchemaName, procedureOperation, RPC_PATH_PREFIX } from './procedure-operation';
+import { leadsRestPathItems } from './leads-rest-operation';
+import { withExamples } from './examples';
+import { createLinks } from './links';
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';
 
 const DESCRIPTION = `The workspace's data and actions over HTTP.
 
-- **Action endpoints** \`${RPC_PATH_PREFIX}/<router>.<procedure>\`: reads are GET with the input in the \`input\` query parameter, writes are POST with a JSON body; both wrap the input as \`{"json": <input>}\` and answer \`{"result":{"data":{"json": <output>}}}\` (the tRPC wire format with the superjson transformer, so Dates round-trip).
+- **Action endpoints** \`${RPC_PATH_PREFIX}/<router>.<procedure>\`: reads are GET with the input in the \`input\` query parameter, writes are POST with a JSON body; both wrap the input as \`{"json": <input>}\` and answer \`{"result":{"data":{"json": <output>, "meta"?: ...}}}\` (the tRPC wire format with the superjson transformer, so Dates round-trip).
+- **REST leads** \`/api/v1/leads\` and \`/api/v1/leads/{id}\`: plain JSON, no envelope, timestamps as ISO 8601 strings.
 - **Authentication**: \`Authorization: Bearer <API key or playground token>\`; never cookies. Each operation names the scope it requires. Action endpoints also require the workspace to be on the maximum tier.
-- **Dates**: a superjson client sends them with \`meta\`; a plain-JSON caller may send an ISO 8601 string with a time zone.`;
+- **Dates**: in an answer's \`json\` a Date is an ISO 8601 string, and \`meta.values\` lists its path as \`["Date"]\` so a superjson client revives it; a plain-JSON caller reads the string and may ignore \`meta\`. Inputs take Dates the same way, or as ISO 8601 strings with a time zone.`;
+
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  leads: 'People to call, their contact details and where the calling stands; also the plain-REST `/api/v1/leads` routes.',
+  contacts: 'The people behind leads and clients: names, phones, emails, company.',
+  clients: 'Customers: organisations a lead was converted into.',
+  tasks: "Things to do, with a due date, an assignee and what they concern.",
+  invoices: "A client's invoices, their lines and their status (draft, sent, paid, void).",
+  orgMembers: "The workspace's members (read only).",
+  dashboard: 'Figures over leads and calls for a period.',
+  events: 'What changed in the workspace, in order: the feed webhooks deliver.',
+  webhooks: 'Endpoints that receive events, their signing secrets and their deliveries.',
+};
 
 /**
- * The OpenAPI 3.1 document of exactly the exposed procedures (plus the REST leads list),
+ * The OpenAPI 3.1 document of exactly the exposed procedures (plus the REST leads routes),
  * generated from the registry so it cannot drift from what the service answers.
  */
 export function buildOpenApiDocument(registry: Registry): Record<string, unknown> {
   const exposed = [...registry.values()].filter((p) => p.exposed === true);
-  const paths: Record<string, unknown> = {};
-  const inputSchemas: Record<string, JsonSchema> = {};
+  const named = new Map<z.ZodType, string>(NAMED_OUTPUTS);
+  const aliases: Record<string, JsonSchema> = {};
   for (const procedure of exposed) {
-    paths[`${RPC_PATH_PREFIX}/${procedure.name}`] = { [procedure.method.toLowerCase()]: procedureOperation(procedure) };
-    inputSchemas[inputSchemaName(procedure)] = inputJsonSchema(procedure.input);
+    if (!procedure.output) continue;
+    // A procedure answering a named resource gets a component of its own name referring to it.
+    const resource = named.get(procedure.output);
+    if (resource) aliases[outputSchemaName(procedure)] = { $ref: `#/components/schemas/${resource}` };
+    else named.set(procedure.output, outputSchemaName(procedure));
   }
-  paths['/api/v1/leads'] = { get: leadsRestOperation() };
-  return {
+  const schemas: Record<string, JsonSchema> = { ...envelopeSchemas, ...outputComponentSchemas(named), ...aliases };
+  const paths: Record<string, Record<string, Record<string, unknown>>> = {};
+  for (const procedure of exposed) schemas[inputSchemaName(procedure)] = inputJsonSchema(procedure.input);
+  for (const procedure of exposed) {
+    const links = createLinks(procedure, exposed, (p) => schemas[inputSchemaName(p)]!);
+    paths[`${RPC_PATH_PREFIX}/${procedure.name}`] = { [procedure.method.toLowerCase()]: procedureOperation(procedure, links) };
+  }
+  Object.assign(paths, leadsRestPathItems());
+  const document = {
     openapi: '3.1.1',
     // The contract's version is the path's `/api/v1`; changes within it are additive (docs/versioning.md).
-    info: { title: 'Workspace API', version: 'v1', description: DESCRIPTION },
+    info: { title: 'Workspace API', version: 'v1', description: DESCRIPTION, license: { name: 'Proprietary' } },
     servers: [{ url: '/', description: 'This service' }],
-    tags: [...new Set([...exposed.map((p) => p.name.split('.')[0]!), 'leads'])].map((name) => ({ name })),
+    tags: [...new Set([...exposed.map((p) => p.name.split('.')[0]!), 'leads'])].map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? name })),
     security: [{ bearerAuth: [] }],
     paths,
     components: {
@@ -42,7 +68,8 @@ export function buildOpenApiDocument(registry: Registry): Record<string, unknown
           description: 'An API key (`wsk_...`) or a playground test token; its scopes must include the operation\'s `x-required-scope`.',
         },
       },
-      schemas: { ...envelopeSchemas, ...leadSchemas, ...inputSchemas },
+      schemas,
     },
   };
+  return withExamples(document);
 }

@@ -6,34 +6,47 @@ export const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/
 const SUPERJSON_META: JsonSchema = {
   type: 'object',
   description:
-    'superjson metadata telling a superjson client which values of `json` to revive (Dates, for example). ' +
-    'Plain-JSON callers may leave it out and send Dates as ISO 8601 strings with a time zone.',
-  additionalProperties: true,
+    'superjson metadata: which values of `json` are not plain JSON. `values` maps the path of each (dot-separated, ' +
+    'array indexes as numbers) to its type, e.g. `{"values":{"createdAt":["Date"],"data.0.nextCallAt":["Date"]}}`: ' +
+    'the string at that path is an ISO 8601 date-time that a superjson client (the official tRPC client with ' +
+    '`transformer: superjson`) revives as a Date. Absent when `json` holds no Date. Plain-JSON callers may ignore ' +
+    'it in answers and leave it out of inputs, sending Dates as ISO 8601 strings with a time zone. In an input it ' +
+    "must describe `json` exactly as `superjson.serialize` writes it (a 400 otherwise): JSON Schema cannot say so.",
 };
 
-/** `{"json": <input>, "meta"?: {...}}`: the request envelope of one procedure. */
-export function requestEnvelope(input: JsonSchema): JsonSchema {
-  return { type: 'object', required: ['json'], properties: { json: input, meta: ref('SuperjsonMeta') } };
+/**
+ * `{"json": <input>, "meta"?: {...}}`: the request envelope of one procedure. A procedure whose
+ * input may be left out also takes `meta` alone: superjson writes `undefined` as
+ * `{"meta":{"values":["undefined"]}}`.
+ */
+export function requestEnvelope(input: JsonSchema, inputOptional = false): JsonSchema {
+  const envelope: JsonSchema = { type: 'object', properties: { json: input, meta: ref('SuperjsonMeta') } };
+  return inputOptional ? { ...envelope, anyOf: [{ required: ['json'] }, { required: ['meta'] }] } : { ...envelope, required: ['json'] };
 }
 
-/** `{"result":{"data":{"json": <output>, "meta"?}}}`; outputs have no schema in the registry yet. */
-const RPC_SUCCESS: JsonSchema = {
-  type: 'object',
-  required: ['result'],
-  properties: {
-    result: {
-      type: 'object',
-      required: ['data'],
-      properties: {
-        data: {
-          type: 'object',
-          required: ['json'],
-          properties: { json: { description: 'The output of the procedure.' }, meta: ref('SuperjsonMeta') },
+/** `{"result":{"data":{"json": <output>, "meta"?}}}`: a procedure's answer, its output as `output` describes it. */
+export function successEnvelope(output: JsonSchema): JsonSchema {
+  return {
+    type: 'object',
+    required: ['result'],
+    additionalProperties: false,
+    properties: {
+      result: {
+        type: 'object',
+        required: ['data'],
+        additionalProperties: false,
+        properties: {
+          data: {
+            type: 'object',
+            required: ['json'],
+            additionalProperties: false,
+            properties: { json: { description: 'The output of the procedure.', ...output }, meta: ref('SuperjsonMeta') },
+          },
         },
       },
     },
-  },
-};
+  };
+}
 
 const FIELD_ISSUE: JsonSchema = {
   type: 'object',
@@ -97,7 +110,6 @@ const REST_ERROR: JsonSchema = {
 
 export const envelopeSchemas: Record<string, JsonSchema> = {
   SuperjsonMeta: SUPERJSON_META,
-  RpcSuccess: RPC_SUCCESS,
   RpcError: RPC_ERROR,
   RestError: REST_ERROR,
   FieldIssue: FIELD_ISSUE,

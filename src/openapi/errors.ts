@@ -10,6 +10,7 @@ const WHEN: Partial<Record<ErrorCode, string>> = {
   NOT_FOUND: 'A referenced record does not exist in this workspace.',
   CONFLICT: 'The record is not in a state that allows the change, or a call with the same `Idempotency-Key` is still in progress (retry).',
   UNPROCESSABLE_CONTENT: 'The `Idempotency-Key` was already used for another request (another body or procedure).',
+  PRECONDITION_FAILED: "The `If-Match` ETag is not the resource's current one (it changed since, or the tag is not one of ours): nothing was written.",
   PAYLOAD_TOO_LARGE: 'The body is larger than the service accepts.',
   UNSUPPORTED_MEDIA_TYPE: 'The body is not sent as `Content-Type: application/json`.',
   TOO_MANY_REQUESTS: "The key's requests per minute are used up, or its client address failed to authenticate too often; wait `Retry-After` seconds.",
@@ -46,4 +47,9 @@ export function restListErrorResponses(): Record<string, unknown> {
     BAD_REQUEST: 'A parameter is invalid, unknown or repeated (`issues` names it).',
     FORBIDDEN: 'The key lacks the `leads.read` scope.',
   });
+}
+
+/** The error responses of a REST operation, in the REST error body; `when` says why each happens there. */
+export function restErrorResponses(codes: ErrorCode[], when: Partial<Record<ErrorCode, string>> = {}): Record<string, unknown> {
+  return errorResponses(codes, 'RestError', when);
 }

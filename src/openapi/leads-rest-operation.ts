@@ -1,8 +1,13 @@
+import { exampleIdOf } from '../procedures/shared/fields';
 import { leadsGetAllInput } from '../procedures/leads/lead-list.schema';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../procedures/shared/pagination.schema';
 import { inputJsonSchema, type JsonSchema } from './json-schema';
 import { ref } from './envelopes';
-import { restListErrorResponses } from './errors';
+import { restErrorResponses, restListErrorResponses } from './errors';
+import { IDEMPOTENCY_KEY_PARAMETER, IDEMPOTENT_REPLAYED_HEADER } from './idempotency';
+import { leadsCreateInput } from '../procedures/leads/create';
+import { leadsUpdateInput } from '../procedures/leads/update';
+import type { ErrorCode } from '../errors/error-codes';
 
 const DESCRIPTIONS: Record<string, string> = {
   status: 'Exact-match filter on the lead status.',
@@ -32,17 +37,144 @@ export function leadsRestOperation(): Record<string, unknown> {
     description: [
       'Ordered by `nextCallAt` ascending, then `createdAt` descending. Filters apply before paging, so `pagination.total` counts matches only.',
       'To read everything, start at page 1 and go on while `hasNextPage` is true, de-duplicating by `id`.',
-      'Plain JSON: no envelope, timestamps as ISO 8601 strings. Unknown or repeated parameters are a 400.',
+      'Plain JSON: no envelope, timestamps as ISO 8601 strings. Unknown or repeated parameters are a 400, and so are `page` and `cursor` together.',
       '',
       '**Required scope:** `leads.read`',
     ].join('\n'),
     tags: ['leads'],
     security: [{ bearerAuth: ['leads.read'] }],
     'x-required-scope': 'leads.read',
+    // OpenAPI has no way to say two parameters exclude each other: named here for tools (the contract test reads it).
+    'x-mutually-exclusive-parameters': [['page', 'cursor']],
     parameters: queryParameters(),
     responses: {
       '200': { description: 'The page.', content: { 'application/json': { schema: ref('LeadPage') } } },
       ...restListErrorResponses(),
     },
+  };
+}
+
+/** What a REST write may answer besides its success. */
+const WRITE_ERRORS: ErrorCode[] = [
+  'BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE',
+  'UNPROCESSABLE_CONTENT', 'TOO_MANY_REQUESTS', 'INTERNAL_SERVER_ERROR', 'SERVICE_UNAVAILABLE',
+];
+
+const ID_PARAMETER = { name: 'id', in: 'path', required: true, description: "The lead's id.", schema: { type: 'string', minLength: 1, maxLength: 64, examples: [exampleIdOf('lead')] } };
+
+const ETAG_HEADER = {
+  ETag: { description: "The lead's version, a strong quoted tag: send it as `If-Match` to update or delete only that version.", schema: { type: 'string' } },
+};
+
+function conditionParameter(name: 'If-Match' | 'If-None-Match', description: string): Record<string, unknown> {
+  return { name, in: 'header', required: false, description, schema: { type: 'string' }, example: '"q0B6zPq3TwK1c9YfVb2xWg"' };
+}
+
+const IF_MATCH = conditionParameter(
+  'If-Match',
+  "Write only if the lead is still this version: its `ETag` (or `*`). Another lead's tag or a stale one is a 412 and nothing is written.",
+);
+
+/** The JSON Schema of `schema`'s input without the fields the REST route takes elsewhere (path, headers). */
+function bodySchema(schema: Parameters<typeof inputJsonSchema>[0], leftOut: string[]): JsonSchema {
+  const { properties = {}, required = [], ...rest } = inputJsonSchema(schema) as { properties?: Record<string, JsonSchema>; required?: string[] };
+  const kept = required.filter((name) => !leftOut.includes(name));
+  return {
+    ...rest,
+    properties: Object.fromEntries(Object.entries(properties).filter(([name]) => !leftOut.includes(name))),
+    ...(kept.length > 0 ? { required: kept } : {}),
+  };
+}
+
+function jsonBody(schema: JsonSchema): Record<string, unknown> {
+  return { required: true, content: { 'application/json': { schema } } };
+}
+
+const leadAnswer = (description: string, headers: Record<string, unknown>) => ({
+  description,
+  headers,
+  content: { 'application/json': { schema: ref('Lead') } },
+});
+
+function operation(id: string, summary: string, scope: string, lines: string[]): Record<string, unknown> {
+  return {
+    operationId: id,
+    summary,
+    description: [...lines, '', `**Required scope:** \`${scope}\``].join('\n'),
+    tags: ['leads'],
+    security: [{ bearerAuth: [scope] }],
+    'x-required-scope': scope,
+  };
+}
+
+const SAME_RULES = 'Plain JSON, timestamps as ISO 8601 strings; the same field rules and messages as the action endpoint';
+
+/**
+ * The REST lead routes: `GET|POST /api/v1/leads` and `GET|PATCH|DELETE /api/v1/leads/{id}`. Bodies
+ * are described from the inputs of the procedures the routes run, so the two cannot drift apart.
+ */
+export function leadsRestPathItems(): Record<string, Record<string, unknown>> {
+  const createLead = {
+    ...operation('createLead', 'Creates a lead and its contact (plain REST)', 'leads.create', [`${SAME_RULES} \`leads.create\`.`]),
+    parameters: [IDEMPOTENCY_KEY_PARAMETER],
+    requestBody: jsonBody(inputJsonSchema(leadsCreateInput)),
+    responses: {
+      '201': leadAnswer('Created: the lead.', {
+        Location: { description: "The new lead's URL, `/api/v1/leads/{id}`.", schema: { type: 'string' } },
+        ...ETAG_HEADER,
+        ...IDEMPOTENT_REPLAYED_HEADER,
+      }),
+      ...restErrorResponses(WRITE_ERRORS, { NOT_FOUND: 'A referenced record (`assignedToId`) is not in this workspace.', FORBIDDEN: 'The key lacks the `leads.create` scope.' }),
+    },
+  };
+  const getLead = {
+    ...operation('getLead', 'One lead (plain REST)', 'leads.read', ['Plain JSON, timestamps as ISO 8601 strings.']),
+    parameters: [
+      ID_PARAMETER,
+      conditionParameter('If-None-Match', 'The `ETag` of the copy the caller holds (or `*`): while the lead is still that version the answer is 304 with no body.'),
+    ],
+    responses: {
+      '200': leadAnswer('The lead.', ETAG_HEADER),
+      '304': { description: 'Not modified: the lead is still the version `If-None-Match` named.', headers: ETAG_HEADER },
+      ...restErrorResponses(['BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'TOO_MANY_REQUESTS', 'INTERNAL_SERVER_ERROR', 'SERVICE_UNAVAILABLE'], {
+        BAD_REQUEST: 'The id is not a valid id (`issues` names it).',
+        FORBIDDEN: 'The key lacks the `leads.read` scope.',
+        NOT_FOUND: 'No lead with this id in the workspace.',
+      }),
+    },
+  };
+  const updateLead = {
+    ...operation('updateLead', 'Changes the given fields of a lead (plain REST)', 'leads.update', [
+      `Absent fields stay, \`null\` clears. ${SAME_RULES} \`leads.update\`; the id is the path's, and the version check is \`If-Match\` (not \`expectedUpdatedAt\`).`,
+    ]),
+    parameters: [ID_PARAMETER, IF_MATCH, IDEMPOTENCY_KEY_PARAMETER],
+    requestBody: jsonBody(bodySchema(leadsUpdateInput, ['id', 'expectedUpdatedAt'])),
+    responses: {
+      '200': leadAnswer('The lead as it now is.', { ...ETAG_HEADER, ...IDEMPOTENT_REPLAYED_HEADER }),
+      ...restErrorResponses([...WRITE_ERRORS, 'PRECONDITION_FAILED'], {
+        FORBIDDEN: 'The key lacks the `leads.update` scope.',
+        NOT_FOUND: 'No lead with this id in the workspace, or a referenced record (`assignedToId`) is not in it.',
+      }),
+    },
+  };
+  const deleteLead = {
+    ...operation('deleteLead', 'Deletes a lead; its contact stays (plain REST)', 'leads.delete', ['Answers 204 with no body.']),
+    parameters: [ID_PARAMETER, IF_MATCH, IDEMPOTENCY_KEY_PARAMETER],
+    responses: {
+      '204': { description: 'Deleted.', headers: IDEMPOTENT_REPLAYED_HEADER },
+      ...restErrorResponses(
+        ['BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'PRECONDITION_FAILED', 'UNPROCESSABLE_CONTENT', 'TOO_MANY_REQUESTS', 'INTERNAL_SERVER_ERROR', 'SERVICE_UNAVAILABLE'],
+        {
+          BAD_REQUEST: 'The id or the `Idempotency-Key` is not valid.',
+          FORBIDDEN: 'The key lacks the `leads.delete` scope.',
+          NOT_FOUND: 'No lead with this id in the workspace.',
+          CONFLICT: 'A call with the same `Idempotency-Key` is still in progress (retry).',
+        },
+      ),
+    },
+  };
+  return {
+    '/api/v1/leads': { get: leadsRestOperation(), post: createLead },
+    '/api/v1/leads/{id}': { get: getLead, patch: updateLead, delete: deleteLead },
   };
 }

@@ -1,6 +1,6 @@
 import type { AnyProcedure } from '../rpc/registry';
 import { acceptsNoInput } from './json-schema';
-import { ref, requestEnvelope } from './envelopes';
+import { ref, requestEnvelope, successEnvelope } from './envelopes';
 import { rpcErrorResponses } from './errors';
 import { IDEMPOTENCY_KEY_PARAMETER, IDEMPOTENT_REPLAYED_HEADER } from './idempotency';
 
@@ -8,6 +8,9 @@ export const RPC_PATH_PREFIX = '/api/v1/rpc';
 
 /** The component name of a procedure's input schema. */
 export const inputSchemaName = (procedure: AnyProcedure): string => `${procedure.name}.input`;
+
+/** The component name of a procedure's output schema (a `$ref` to the resource when it answers one, such as Lead). */
+export const outputSchemaName = (procedure: AnyProcedure): string => `${procedure.name}.output`;
 
 function describe(procedure: AnyProcedure): string {
   const lines = [procedure.description, '', `**Required scope:** \`${procedure.scope}\``];
@@ -23,8 +26,9 @@ function describe(procedure: AnyProcedure): string {
  * One action endpoint: a read takes its envelope in the `input` query parameter (URL-encoded
  * JSON), a write in the body; both answer the tRPC envelopes.
  */
-export function procedureOperation(procedure: AnyProcedure): Record<string, unknown> {
-  const envelope = requestEnvelope(ref(inputSchemaName(procedure)));
+export function procedureOperation(procedure: AnyProcedure, links?: Record<string, unknown>): Record<string, unknown> {
+  const optional = acceptsNoInput(procedure.input);
+  const envelope = requestEnvelope(ref(inputSchemaName(procedure)), optional);
   const operation: Record<string, unknown> = {
     operationId: procedure.name,
     summary: procedure.description,
@@ -36,13 +40,13 @@ export function procedureOperation(procedure: AnyProcedure): Record<string, unkn
       '200': {
         description: 'Success: the output in the envelope.',
         ...(procedure.method === 'POST' ? { headers: IDEMPOTENT_REPLAYED_HEADER } : {}),
-        content: { 'application/json': { schema: ref('RpcSuccess') } },
+        ...(links ? { links } : {}),
+        content: { 'application/json': { schema: successEnvelope(procedure.output ? ref(outputSchemaName(procedure)) : {}) } },
       },
       ...rpcErrorResponses(procedure.method),
     },
   };
   if (procedure.method === 'GET') {
-    const optional = acceptsNoInput(procedure.input);
     operation.parameters = [
       {
         name: 'input',

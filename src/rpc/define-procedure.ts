@@ -27,9 +27,8 @@ export interface Deprecation {
   replacement?: string;
 }
 
-// `Name` keeps each procedure's name as a literal type, so the typed client (src/client) can
-// infer its call signatures from the registry; at run time it is just the string.
-export interface Procedure<Input extends z.ZodType = z.ZodType, Output = unknown, Name extends string = string> {
+// `Name` keeps each procedure's name as a literal type; at run time it is just the string.
+export interface Procedure<Input extends z.ZodType = z.ZodType, Output extends z.ZodType = z.ZodType, Name extends string = string> {
   /** `<router>.<procedure>`, the last path segment of its endpoint. */
   name: Name;
   /** GET for reads, POST for writes. */
@@ -40,13 +39,19 @@ export interface Procedure<Input extends z.ZodType = z.ZodType, Output = unknown
   /** One line for the procedure table and the reference docs. */
   description: string;
   input: Input;
+  /**
+   * What the handler answers with (Dates as Dates): the OpenAPI document, the client package's
+   * types and the output checks (CHECK_OUTPUTS, on in every test) are all built from it.
+   */
+  output: Output;
   /** Set when the procedure is on its way out: it answers with Deprecation and Sunset headers. */
   deprecated?: Deprecation;
-  handler(args: { ctx: ProcedureContext; input: z.output<Input> }): Promise<Output>;
+  /** Its answer must be what `output` takes (a Date where it says Date): checked here by the compiler. */
+  handler(args: { ctx: ProcedureContext; input: z.output<Input> }): Promise<z.input<Output>>;
 }
 
 /** Identity at run time; exists so each procedure file infers its input and output types. */
-export function defineProcedure<Input extends z.ZodType, Output, const Name extends string>(
+export function defineProcedure<Input extends z.ZodType, Output extends z.ZodType, const Name extends string>(
   procedure: Procedure<Input, Output, Name>,
 ): Procedure<Input, Output, Name> {
   return procedure;

@@ -4,10 +4,11 @@ import { decodeEnvelope } from './envelope';
 import { assertGetInputSize } from './input-limits';
 import { parseWithContext } from './parse-context';
 import { assertFieldChecks, checkedFieldsOf, inputProblems, runFieldChecks } from './field-checks';
+import type { Knex } from 'knex';
 import type { Db } from '../db/knex';
 import type { AnyProcedure, Registry } from './registry';
 import { readIdempotencyKey } from '../idempotency/idempotency-key';
-import { runIdempotently, type IdempotentAnswer } from '../idempotency/run-idempotently';
+import { envelopeFormat, runIdempotently, type AnswerFormat, type IdempotentAnswer } from '../idempotency/run-idempotently';
 import { authenticateWithinLimits } from '../ratelimit/authenticate-within-limits';
 import type { CallLimits } from '../ratelimit/rate-limiter';
 import type { WebhookUrlPolicy } from '../webhooks/url-safety';
@@ -39,6 +40,8 @@ export interface DispatchDeps {
   authenticate(authorization: string | undefined): Promise<Principal>;
   /** Where webhook endpoints may point; `production` unless the app was built for development or tests. */
   webhookUrlPolicy: WebhookUrlPolicy;
+  /** Set (CHECK_OUTPUTS): every output is parsed with its procedure's output schema; a mismatch is a 500, reported here. */
+  onOutputMismatch?(procedure: string, issues: unknown): void;
 }
 
 /**
@@ -46,8 +49,9 @@ export interface DispatchDeps {
  * client address past its failed-authentication budget (429) -> authenticate (401) -> the key's
  * rate limit (429) -> tier -> batch refused -> look up -> method -> content type and envelope ->
  * exposed -> scope -> input (its schema, and the checks of its fields that need the database,
- * answered together) -> idempotency key -> handler. The caller wraps the output in the envelope,
- * or writes `answer` as it is when the call carried an Idempotency-Key.
+ * answered together) -> idempotency key -> handler (the steps from `exposed` on are runProcedure's,
+ * which the REST lead routes share). The caller wraps the output in the envelope, or writes
+ * `answer` as it is when the call carried an Idempotency-Key.
  */
 export async function dispatch(
   deps: DispatchDeps,
@@ -66,6 +70,37 @@ export async function dispatch(
     throw new AppError('METHOD_NOT_SUPPORTED', `${procedure.name} is ${kind}`, { headers: { Allow: procedure.method } });
   }
   const rawInput = procedure.method === 'GET' ? readQueryInput(call.inputParam) : readBodyInput(call);
+  const { output, answer } = await runProcedure(deps, { procedure, rawInput, principal, idempotencyKey: call.idempotencyKey, body: call.body });
+  return { principal, procedure, output, answer };
+}
+
+/** One call of a procedure, its input decoded from whatever the route received. */
+export interface ProcedureCall {
+  procedure: AnyProcedure;
+  rawInput: unknown;
+  principal: Principal;
+  /** Every Idempotency-Key header value received; honoured for a POST procedure only (reads ignore it). */
+  idempotencyKey?: string[];
+  /** The raw body, fingerprinted with the key. */
+  body?: Buffer;
+  /**
+   * How a keyed call's answer is stored and under what name (a distinct name never replays another's
+   * answer); by default the procedure's name and the envelope of the action endpoints.
+   */
+  stored?: { label: string; format: AnswerFormat };
+  /** Runs first, in one transaction with the field checks and the handler (a REST `If-Match`). */
+  precondition?(trx: Knex.Transaction): Promise<void>;
+}
+
+/**
+ * The steps after the route has found the procedure and decoded its input, shared by the action
+ * endpoints and the REST lead routes so both answer with the same rules and messages:
+ * exposed -> scope -> input (its schema, and the checks of its fields that need the database,
+ * answered together) -> idempotency key -> handler -> output check. No tier rule here: it belongs
+ * to the action endpoints (dispatch).
+ */
+export async function runProcedure(deps: DispatchDeps, call: ProcedureCall): Promise<{ output: unknown; answer?: IdempotentAnswer }> {
+  const { procedure, rawInput, principal } = call;
   if (!procedure.exposed) throw new AppError('FORBIDDEN', `${procedure.name} is not exposed to the API`);
   assertScope(principal, procedure.scope);
   let parsed = parseWithContext(procedure.input, rawInput, { phoneRegion: principal.org.phoneRegion, webhookUrlPolicy: deps.webhookUrlPolicy });
@@ -83,21 +118,38 @@ export async function dispatch(
   // The field checks run on the db the handler gets: in the idempotent transaction, a 404 is the
   // call's stored answer as the handler's own would be, and a replay never checks again.
   const hasChecks = checkedFieldsOf(procedure.input).length > 0;
-  const run = async (db: Db) => {
+  const handle = async (db: Db) => {
     if (hasChecks) await assertFieldChecks(procedure.input, input, { ...checks, db });
-    return procedure.handler({ ctx: { ...ctx, db }, input });
+    const output = await procedure.handler({ ctx: { ...ctx, db }, input });
+    if (deps.onOutputMismatch) assertOutput(procedure, output, deps.onOutputMismatch);
+    return output;
   };
+  const { precondition } = call;
+  const run = precondition
+    ? (db: Db) => db.transaction(async (trx) => {
+      await precondition(trx);
+      return handle(trx);
+    })
+    : handle;
   const idempotencyKey = procedure.method === 'POST' ? readIdempotencyKey(call.idempotencyKey) : undefined;
   if (idempotencyKey !== undefined) {
+    const stored = call.stored ?? { label: procedure.name, format: envelopeFormat(procedure.name) };
     const answer = await runIdempotently(
       deps.db,
-      { orgId: principal.orgId, principalId: principal.id, key: idempotencyKey, procedure: procedure.name, body: call.body ?? Buffer.alloc(0) },
+      { orgId: principal.orgId, principalId: principal.id, key: idempotencyKey, procedure: stored.label, body: call.body ?? Buffer.alloc(0), format: stored.format },
       run,
     );
-    return { principal, procedure, output: undefined, answer };
+    return { output: undefined, answer };
   }
-  const output = await run(deps.db);
-  return { principal, procedure, output };
+  return { output: await run(deps.db) };
+}
+
+/** Inside the idempotent transaction, so a mismatching answer is never stored for replay. */
+function assertOutput(procedure: AnyProcedure, output: unknown, report: NonNullable<DispatchDeps['onOutputMismatch']>): void {
+  const checked = procedure.output.safeParse(output);
+  if (checked.success) return;
+  report(procedure.name, checked.error.issues);
+  throw new AppError('INTERNAL_SERVER_ERROR', `${procedure.name} answered outside its output schema`);
 }
 
 function readQueryInput(param: unknown): unknown {
@@ -109,11 +161,16 @@ function readQueryInput(param: unknown): unknown {
 
 const JSON_MEDIA_TYPE = /^application\/json\s*(;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;
 
-function readBodyInput(call: RpcCall): unknown {
-  if (!call.contentType || !JSON_MEDIA_TYPE.test(call.contentType.trim())) {
+/** 415 unless the body is declared as UTF-8 JSON; then the body's own reading error, if any (both the RPC and REST rule). */
+export function assertJsonBody(contentType: string | undefined, bodyError: AppError | undefined): void {
+  if (!contentType || !JSON_MEDIA_TYPE.test(contentType.trim())) {
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as Content-Type: application/json (UTF-8)');
   }
-  if (call.bodyError) throw call.bodyError;
+  if (bodyError) throw bodyError;
+}
+
+function readBodyInput(call: RpcCall): unknown {
+  assertJsonBody(call.contentType, call.bodyError);
   if (!call.body || call.body.length === 0) throw new AppError('BAD_REQUEST', 'Missing body: send {"json": <input>}');
   return decodeEnvelope(call.body.toString('utf8'));
 }

@@ -10,7 +10,7 @@ const SCOPE = /^[a-z][A-Za-z]*\.(read|create|update|delete)$/;
 
 /**
  * Builds the lookup table of procedures, refusing at start-up (not at request time) a duplicate
- * name, a missing scope or exposed flag, a read that is not a GET, or a checked field (an id that
+ * name, a missing scope, exposed flag or input or output schema, a read that is not a GET, or a checked field (an id that
  * must exist) where its check would not run: a hole in the table would otherwise be a hole in
  * access control.
  */
@@ -25,6 +25,7 @@ export function createRegistry(procedures: readonly AnyProcedure[]): Registry {
     if ((procedure.method === 'GET') !== procedure.scope.endsWith('.read')) throw new Error(`${where}: reads are GET with a .read scope, writes are POST`);
     if (typeof procedure.exposed !== 'boolean') throw new Error(`${where}: exposed must be stated (true or false)`);
     if (!procedure.input || typeof procedure.input.safeParse !== 'function') throw new Error(`${where}: needs a zod input schema`);
+    if (!procedure.output || typeof procedure.output.safeParse !== 'function') throw new Error(`${where}: needs a zod output schema`);
     if (typeof procedure.handler !== 'function') throw new Error(`${where}: needs a handler`);
     try {
       checkedFieldsOf(procedure.input);

@@ -14,6 +14,7 @@ export const failsAfterEvent = defineProcedure({
   exposed: true,
   description: 'records lead.updated, then fails',
   input: z.strictObject({ id: z.string().max(64) }),
+  output: z.unknown(),
   async handler({ ctx, input }) {
     return ctx.db.transaction(async (trx) => {
       const lead = (await leads.getById(trx, ctx.orgId, input.id))!;

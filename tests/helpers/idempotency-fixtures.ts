@@ -79,6 +79,7 @@ export function createIdempotencyRegistry() {
       exposed: true,
       description: 'creates a contact, then answers 409',
       input,
+      output: z.unknown(),
       async handler({ ctx, input: { name } }): Promise<never> {
         calls.writeThenRefuse += 1;
         await addContact(ctx.db, ctx.orgId, name);
@@ -92,6 +93,7 @@ export function createIdempotencyRegistry() {
       exposed: true,
       description: 'creates a contact, then fails unexpectedly',
       input,
+      output: z.unknown(),
       async handler({ ctx, input: { name } }): Promise<never> {
         calls.explode += 1;
         await addContact(ctx.db, ctx.orgId, name);
@@ -105,6 +107,7 @@ export function createIdempotencyRegistry() {
       exposed: true,
       description: 'waits at the gate (when one is set), then creates a contact',
       input,
+      output: z.unknown(),
       async handler({ ctx, input: { name } }) {
         calls.gated += 1;
         if (gate) {

@@ -58,3 +58,32 @@ export async function setCreatedAt(db: Db, orgId: string, leadId: string, create
     await leads.storeLeadJson(trx, orgId, { leadIds: [leadId] });
   });
 }
+
+type Headers = Record<string, string>;
+
+function withKey(req: request.Test, key: string | null, headers: Headers): request.Test {
+  for (const [name, value] of Object.entries(headers)) req.set(name, value);
+  return key === null ? req : req.set('Authorization', `Bearer ${key}`);
+}
+
+/** POST /api/v1/leads with a JSON body (a string is sent as it is). */
+export function createLeadRest(app: Express, key: string | null, body: unknown, headers: Headers = {}) {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  return withKey(request(app).post('/api/v1/leads').set('Content-Type', 'application/json'), key, headers).send(text);
+}
+
+/** GET /api/v1/leads/{id}. */
+export function getLeadRest(app: Express, key: string | null, id: string, headers: Headers = {}) {
+  return withKey(request(app).get(`/api/v1/leads/${encodeURIComponent(id)}`), key, headers);
+}
+
+/** PATCH /api/v1/leads/{id} with a JSON body (a string is sent as it is). */
+export function patchLeadRest(app: Express, key: string | null, id: string, body: unknown, headers: Headers = {}) {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  return withKey(request(app).patch(`/api/v1/leads/${encodeURIComponent(id)}`).set('Content-Type', 'application/json'), key, headers).send(text);
+}
+
+/** DELETE /api/v1/leads/{id}. */
+export function deleteLeadRest(app: Express, key: string | null, id: string, headers: Headers = {}) {
+  return withKey(request(app).delete(`/api/v1/leads/${encodeURIComponent(id)}`), key, headers);
+}

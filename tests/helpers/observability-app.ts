@@ -1,5 +1,6 @@
 import type { Express } from 'express';
 import { createApp } from '../../src/app';
+import { recordOutputMismatch } from './output-mismatches';
 import type { Db } from '../../src/db/knex';
 import { createLogger } from '../../src/logger';
 import { createTestDb } from './test-app';
@@ -38,7 +39,7 @@ export function createObservedApp(options: { db?: Db; metricsToken?: string; lev
   const db = options.db ?? createTestDb();
   let written = '';
   const logger = createLogger(options.level ?? 'info', { destination: { write: (line: string) => void (written += line) } });
-  const app = createApp({ db, logger, config: { ...TEST_JWT_SECRETS, NODE_ENV: 'test', BODY_LIMIT: '1mb', KEY_CACHE_TTL_MS: 1000, METRICS_TOKEN: options.metricsToken }, rateLimiter: options.rateLimiter });
+  const app = createApp({ db, logger, config: { ...TEST_JWT_SECRETS, NODE_ENV: 'test', CHECK_OUTPUTS: true, BODY_LIMIT: '1mb', KEY_CACHE_TTL_MS: 1000, METRICS_TOKEN: options.metricsToken }, rateLimiter: options.rateLimiter, onOutputMismatch: recordOutputMismatch });
   const requestLines = () =>
     written
       .split('\n')

@@ -68,6 +68,7 @@ export function createEdgeRegistry(): { registry: Registry; calls: Record<'hidde
       exposed: false,
       description: 'app-only read',
       input: z.strictObject({ id: z.string() }).optional(),
+      output: z.unknown(),
       async handler() {
         calls.hiddenRead += 1;
         return { secret: 'app only' };
@@ -80,6 +81,7 @@ export function createEdgeRegistry(): { registry: Registry; calls: Record<'hidde
       exposed: false,
       description: 'app-only write',
       input: z.strictObject({ id: z.string() }),
+      output: z.unknown(),
       async handler() {
         calls.hiddenWrite += 1;
         return { done: true };
@@ -92,6 +94,7 @@ export function createEdgeRegistry(): { registry: Registry; calls: Record<'hidde
       exposed: true,
       description: 'fails unexpectedly',
       input: z.undefined(),
+      output: z.unknown(),
       async handler(): Promise<never> {
         calls.explode += 1;
         throw new Error('secret SQL detail: select * from api_keys');
@@ -104,6 +107,7 @@ export function createEdgeRegistry(): { registry: Registry; calls: Record<'hidde
       exposed: true,
       description: 'answers its input',
       input: z.strictObject({ at: z.date(), count: z.number().int() }),
+      output: z.unknown(),
       async handler({ input, ctx }) {
         calls.echo += 1;
         return { at: input.at, count: input.count, orgId: ctx.orgId };
@@ -117,6 +121,7 @@ export function createEdgeRegistry(): { registry: Registry; calls: Record<'hidde
       exposed: true,
       description: 'an input checked by an async refinement',
       input: z.strictObject({ name: z.string().refine(async (name) => name !== 'taken', 'that name is taken') }),
+      output: z.unknown(),
       async handler({ input }) {
         calls.asyncCheck += 1;
         return { name: input.name };

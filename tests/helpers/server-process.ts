@@ -24,7 +24,7 @@ export function startServer(env: Record<string, string | undefined>): Promise<Se
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], {
     cwd: ROOT,
     // NODE_ENV=test: JSON log lines (no pretty printer), which the tests read.
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', DB_NAMED_STATEMENTS: NAMED_STATEMENTS, ...env },
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', CHECK_OUTPUTS: 'true', DB_NAMED_STATEMENTS: NAMED_STATEMENTS, ...env },
   });
   const lines: string[] = [];
   const watchers = new Set<(line: string) => void>();

@@ -7,6 +7,7 @@ import type { CacheInvalidation } from '../../src/auth/key-invalidation';
 import type { RateLimiter } from '../../src/ratelimit/rate-limiter';
 import type { TrustProxy } from '../../src/ratelimit/trust-proxy';
 import { TEST_JWT_SECRETS } from './test-secrets';
+import { recordOutputMismatch } from './output-mismatches';
 
 export function testDatabaseUrl(): string {
   const url = process.env.WSAPI_TEST_DB_URL;
@@ -39,11 +40,12 @@ export function createTestContext(
   const app = createApp({
     db,
     // NODE_ENV=test: webhooks go to the tests' own loopback receivers.
-    config: { ...TEST_JWT_SECRETS, NODE_ENV: 'test', BODY_LIMIT: options.bodyLimit ?? '1mb', KEY_CACHE_TTL_MS: options.keyCacheTtlMs ?? 1000, TRUST_PROXY: options.trustProxy },
+    config: { ...TEST_JWT_SECRETS, NODE_ENV: 'test', CHECK_OUTPUTS: true, BODY_LIMIT: options.bodyLimit ?? '1mb', KEY_CACHE_TTL_MS: options.keyCacheTtlMs ?? 1000, TRUST_PROXY: options.trustProxy },
     logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
     registry: options.registry,
     cacheInvalidation: options.cacheInvalidation,
     rateLimiter: options.rateLimiter,
+    onOutputMismatch: recordOutputMismatch,
   });
   const close = async () => {
     await options.rateLimiter?.close();

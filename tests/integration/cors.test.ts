@@ -20,8 +20,8 @@ const ctx = createTestContext();
 afterAll(() => ctx.close());
 
 const ORIGIN = 'https://integrator.example';
-const ALLOWED_HEADERS = ['authorization', 'content-type', 'idempotency-key', 'x-request-id', 'trpc-accept'];
-const EXPOSED_HEADERS = ['ratelimit', 'ratelimit-policy', 'retry-after', 'idempotent-replayed', 'x-request-id', 'deprecation', 'sunset', 'link'];
+const ALLOWED_HEADERS = ['authorization', 'content-type', 'idempotency-key', 'if-match', 'if-none-match', 'x-request-id', 'trpc-accept'];
+const EXPOSED_HEADERS = ['ratelimit', 'ratelimit-policy', 'retry-after', 'idempotent-replayed', 'x-request-id', 'deprecation', 'sunset', 'link', 'etag', 'location'];
 /** Request headers browsers send without asking (the CORS-safelisted ones, plus what fetch adds itself). */
 const NEED_NO_PREFLIGHT = new Set(['accept', 'accept-language', 'content-language']);
 
@@ -47,13 +47,16 @@ describe('preflight (OPTIONS) on the public API', () => {
     ['/api/v1/rpc/leads.create', 'POST'],
     ['/api/v1/rpc/leads.getAll', 'GET'],
     ['/api/v1/leads', 'GET'],
+    ['/api/v1/leads', 'POST'],
+    ['/api/v1/leads/lead_3kTMd9VbX2qLr7NwY5pHcZ', 'PATCH'],
+    ['/api/v1/leads/lead_3kTMd9VbX2qLr7NwY5pHcZ', 'DELETE'],
     ['/api/v1/openapi.json', 'GET'],
-  ])('answers 204 for %s (%s) with any origin, GET and POST, the API headers and a max-age, without credentials', async (path, method) => {
+  ])('answers 204 for %s (%s) with any origin, the API methods and headers and a max-age, without credentials', async (path, method) => {
     const res = await preflight(path, method);
     expect(res.status).toBe(204);
     expect(res.text).toBe('');
     expect(res.headers['access-control-allow-origin']).toBe('*');
-    expect(listOf(res.headers['access-control-allow-methods']).sort()).toEqual(['get', 'post']);
+    expect(listOf(res.headers['access-control-allow-methods']).sort()).toEqual(['delete', 'get', 'patch', 'post']);
     expect(listOf(res.headers['access-control-allow-headers']).sort()).toEqual([...ALLOWED_HEADERS].sort());
     expect(Number(res.headers['access-control-max-age'])).toBeGreaterThanOrEqual(600);
     expect(res.headers).not.toHaveProperty('access-control-allow-credentials');

@@ -13,6 +13,7 @@ const ping = (name: string, deprecated?: { since: string; sunset: string; replac
     exposed: true,
     description: 'test procedure',
     input: z.undefined(),
+    output: z.unknown(),
     deprecated,
     handler: async () => ({ pong: true }),
   });

@@ -6,6 +6,7 @@ import { signMemberSession } from '../../src/auth/member-session';
 import { signPlaygroundToken } from '../../src/auth/playground-token';
 import { createProcedureRegistry } from '../../src/procedures';
 import { TABLES } from '../../src/db/tables';
+import { knownScopes } from '../../src/procedures/scopes';
 
 const ctx = createTestContext();
 afterAll(() => ctx.close());
@@ -154,6 +155,30 @@ describe('GET /developer/api/procedures', () => {
     expect(listed.sort()).toEqual(exposed.sort());
     const getAll = res.body.routers.find((r: { router: string }) => r.router === 'leads').procedures.find((p: { name: string }) => p.name === 'leads.getAll');
     expect(getAll).toMatchObject({ method: 'GET', scope: 'leads.read', deprecated: null, inputOptional: true, inputSchema: { type: 'object' } });
+  });
+
+  it('carries each procedure a sample input from its examples, with required ids and no optional references', async () => {
+    const ws = await workspace();
+    const res = await request(ctx.app).get('/developer/api/procedures').set('Authorization', ws.auth);
+
+    const byName = new Map<string, { sampleInput: Record<string, unknown> }>(
+      res.body.routers.flatMap((r: { procedures: { name: string }[] }) => r.procedures.map((p) => [p.name, p])));
+    expect(byName.get('leads.getById')!.sampleInput).toEqual({ id: 'lead_3kTMd9VbX2qLr7NwY5pHcZ' });
+    const create = byName.get('leads.create')!.sampleInput;
+    expect(create).toMatchObject({ name: expect.stringMatching(/\S/), phone: expect.stringMatching(/\S/), email: 'ana@example.com' });
+    // An example member id names no member: an optional reference would turn a call that could succeed into a 404.
+    expect(create).not.toHaveProperty('assignedToId');
+  });
+
+  it('groups every scope a key may hold by resource for the None / Read / Write pickers', async () => {
+    const ws = await workspace();
+    const res = await request(ctx.app).get('/developer/api/procedures').set('Authorization', ws.auth);
+
+    const resources = res.body.resources as { resource: string; read: string | null; write: string[] }[];
+    expect(resources.find((r) => r.resource === 'leads')).toEqual({ resource: 'leads', read: 'leads.read', write: ['leads.create', 'leads.update', 'leads.delete'] });
+    expect(resources.find((r) => r.resource === 'events')).toEqual({ resource: 'events', read: 'events.read', write: [] });
+    const listed = resources.flatMap((r) => (r.read ? [r.read] : []).concat(r.write));
+    expect(listed.sort()).toEqual([...knownScopes()].sort());
   });
 });
 

@@ -2,12 +2,15 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { describeInBrowser, launchChromium } from '../helpers/browser';
 import { createTestContext } from '../helpers/test-app';
 import { createKey, createLead, createMember, createOrg } from '../helpers/factories';
 import { testJwtKeys } from '../helpers/test-secrets';
 import { signMemberSession } from '../../src/auth/member-session';
+import { TABLES } from '../../src/db/tables';
+import { createProcedureRegistry } from '../../src/procedures';
+import { buildProcedureCatalogue } from '../../src/http/developer-page/procedure-catalogue';
 
 const ARTIFACTS = join(__dirname, '..', 'artifacts');
 
@@ -28,6 +31,26 @@ afterAll(async () => {
   await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
   await ctx.close();
 });
+
+/** A developer of a workspace with the feature, signed in on a fresh page; the page's console errors are collected. */
+async function signedInPage() {
+  const org = await createOrg(ctx.db, { tier: 'BUSINESS', features: ['DEVELOPER_API'] });
+  const member = await createMember(ctx.db, org.id, ['DEVELOPER']);
+  // createApp signs sessions with the development default when SESSION_SECRET is absent, as here.
+  const session = signMemberSession(testJwtKeys.session, { memberId: member.id, orgId: org.id }).token;
+  // (Expressions run in the page are strings: the tests are type-checked without the DOM lib.)
+  const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+  const consoleErrors: string[] = [];
+  page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
+  await page.goto(`${baseUrl}/developer`);
+  await page.fill('#session-input', session);
+  await page.click('#sign-in-button');
+  await page.waitForSelector('#keys-section:not([hidden])');
+  await page.waitForSelector('#token-scopes tr[data-resource="leads"]', { state: 'attached' });
+  return { org, member, session, page, consoleErrors };
+}
+
+const chips = (page: Page, selector: string) => page.locator(`${selector} .chip`).allTextContents();
 
 describeInBrowser('GET /developer in a real browser', () => {
   it('signs in, lists and creates keys, issues a test token and runs leads.getAll with Dates decoded', async () => {
@@ -59,14 +82,24 @@ describeInBrowser('GET /developer in a real browser', () => {
 
     await page.click('#create-key summary');
     await page.fill('#key-name', 'Browser key');
-    await page.check('#key-scopes input[value="leads.read"]');
-    await page.check('#key-scopes input[value="contacts.read"]');
+    // Every resource starts at None; the row lists what its choice grants.
+    expect(await page.locator('#key-scopes input[value="none"]:checked').count()).toBe(await page.locator('#key-scopes tbody tr').count());
+    await page.check('#key-scopes input[name="key-scope-leads"][value="write"]');
+    await page.check('#key-scopes input[name="key-scope-contacts"][value="read"]');
+    await expect(chips(page, '#key-scopes tr[data-resource="leads"]')).resolves.toEqual(['leads.read', 'leads.create', 'leads.update', 'leads.delete']);
+    await expect(page.isDisabled('#key-scopes input[name="key-scope-events"][value="write"]')).resolves.toBe(true);
     await page.click('#create-key-button');
     await page.waitForSelector('#new-secret:not([hidden])');
     const secret = (await page.textContent('#new-secret-value')) ?? '';
     expect(secret).toMatch(/^wsk_/);
     await page.waitForSelector('td.key-name:text-is("Browser key")');
     expect(await page.textContent('#keys-table')).not.toContain(secret);
+    const created = await ctx.db(TABLES.apiKeys).where({ org_id: org.id, name: 'Browser key' }).first();
+    const createdChips = await chips(page, `tr[data-key-id="${created.id}"]`);
+    expect([...createdChips].sort()).toEqual(['contacts.read', 'leads.create', 'leads.delete', 'leads.read', 'leads.update']);
+    expect([...created.scopes].sort()).toEqual([...createdChips].sort());
+    // The form starts again from None everywhere.
+    expect(await page.locator('#key-scopes input[value="none"]:checked').count()).toBe(await page.locator('#key-scopes tbody tr').count());
 
     await page.click('#get-token');
     await page.waitForSelector('#token-status:has-text("Test token ready")');
@@ -87,6 +120,57 @@ describeInBrowser('GET /developer in a real browser', () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: join(ARTIFACTS, 'developer-page.png'), fullPage: true });
     expect(consoleErrors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('runs leads.create from its example input with Write on leads, clears the answer on a switch, and names the box for a missing scope', async () => {
+    const { org, page, consoleErrors } = await signedInPage();
+
+    // The test token starts at Read everywhere; Write is chosen for leads only.
+    await page.click('#token-scopes-details summary');
+    expect(await page.locator('#token-scopes input[value="read"]:checked').count()).toBe(await page.locator('#token-scopes tbody tr').count());
+    await page.check('#token-scopes input[name="token-scope-leads"][value="write"]');
+    await page.click('#get-token');
+    await page.waitForSelector('#token-status:has-text("Test token ready")');
+    expect(await page.textContent('#token-status')).toContain('leads.create');
+    expect(await page.textContent('#token-status')).not.toContain('contacts.create');
+
+    await page.selectOption('#procedure-select', 'leads.create');
+    const expected = buildProcedureCatalogue(createProcedureRegistry()).flatMap((r) => r.procedures).find((p) => p.name === 'leads.create')!.sampleInput as Record<string, unknown>;
+    const sample = JSON.parse(await page.inputValue('#input-editor')) as Record<string, unknown>;
+    expect(sample).toEqual(expected);
+    expect(sample.name).toEqual(expect.stringMatching(/\S/));
+    expect(sample.phone).toEqual(expect.stringMatching(/\S/));
+    await page.click('#send');
+
+    await page.waitForSelector('#result:not([hidden])');
+    await expect(page.textContent('#result-status')).resolves.toMatch(/^200/);
+    expect(await page.textContent('#result-decoded')).toContain(sample.name as string);
+    const stored = await ctx.db(TABLES.leads).where({ org_id: org.id });
+    expect(stored).toHaveLength(1);
+    await expect(page.isHidden('#result-hint')).resolves.toBe(true);
+    // The curl block wraps inside its box rather than scrolling off the page.
+    await expect(page.evaluate("getComputedStyle(document.getElementById('result-curl')).whiteSpace")).resolves.toBe('pre-wrap');
+    await expect(page.evaluate("(function (c) { return c.scrollWidth <= c.clientWidth; })(document.getElementById('result-curl'))")).resolves.toBe(true);
+
+    await page.selectOption('#procedure-select', 'leads.getById');
+    await expect(page.isHidden('#result')).resolves.toBe(true);
+    await expect(page.textContent('#result-decoded')).resolves.toBe('');
+    await expect(page.textContent('#result-status')).resolves.toBe('');
+
+    await page.selectOption('#procedure-select', 'contacts.create');
+    await page.click('#send');
+    await page.waitForSelector('#result:not([hidden])');
+    await expect(page.textContent('#result-status')).resolves.toMatch(/^403/);
+    await expect(page.textContent('#result-hint')).resolves.toBe(
+      'This test token lacks contacts.create: choose Write for contacts under Test token scopes, then get a new test token (a key needs the same choice when you create it).',
+    );
+    await expect(page.textContent('#token-scopes-details summary')).resolves.toBe('Test token scopes');
+
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS, 'developer-page-playground.png'), fullPage: true });
+    // Chromium logs the refused call itself; that one was asked for.
+    expect(consoleErrors.filter((e) => !e.includes('status of 403'))).toEqual([]);
     await page.close();
   }, 60_000);
 });

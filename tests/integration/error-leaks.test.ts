@@ -39,6 +39,7 @@ const leakRegistry = createRegistry([
     exposed: true,
     description: 'unique violation (23505): the same member email twice',
     input: z.strictObject({ email: z.string() }),
+    output: z.unknown(),
     async handler({ ctx, input }) {
       await membersQueries.create(ctx.db, ctx.orgId, { name: `${marker} first`, email: input.email });
       return membersQueries.create(ctx.db, ctx.orgId, { name: `${marker} second`, email: input.email });
@@ -51,6 +52,7 @@ const leakRegistry = createRegistry([
     exposed: true,
     description: 'check violation (23514): a task status the table refuses',
     input: z.strictObject({ title: z.string() }),
+    output: z.unknown(),
     async handler({ ctx, input }) {
       await ctx.db('tasks').insert({ org_id: ctx.orgId, id: newId('task'), title: input.title, status: 'NOT_A_STATUS' });
       return { inserted: true };
@@ -63,6 +65,7 @@ const leakRegistry = createRegistry([
     exposed: true,
     description: 'undefined table (42P01)',
     input: z.undefined(),
+    output: z.unknown(),
     async handler({ ctx }) {
       return ctx.db.raw(`select * from ${marker}_table where org_id = ?`, [ctx.orgId]);
     },

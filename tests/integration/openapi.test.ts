@@ -51,13 +51,21 @@ async function validateWithCli(document: unknown): Promise<{ valid: boolean; err
 function schemaValidator() {
   const ajv = new Ajv2020({ strict: true, allowUnionTypes: true, allErrors: true });
   addFormats(ajv);
+  ajv.addFormat('phone', true); // the document's own format: libphonenumber decides, no pattern can
   // The `#/components/schemas/...` references resolve inside a wrapper shaped like the document.
   ajv.addKeyword('components');
-  ajv.addSchema({ $id: 'doc', components: doc.components }, 'doc');
-  return (name: string, value: unknown) => {
-    const validate = ajv.getSchema(`doc#/components/schemas/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`)!;
+  ajv.addKeyword('paths');
+  ajv.addSchema({ $id: 'doc', components: doc.components, paths: doc.paths }, 'doc');
+  const pointer = (part: string) => part.replace(/~/g, '~0').replace(/\//g, '~1');
+  const check = (where: string, value: unknown) => {
+    const validate = ajv.getSchema(`doc#/${where}`)!;
     return validate(value) ? [] : validate.errors;
   };
+  return Object.assign((name: string, value: unknown) => check(`components/schemas/${pointer(name)}`, value), {
+    /** Against an operation's documented answer for a status. */
+    answer: (path: string, method: string, status: number, value: unknown) =>
+      check(`paths/${pointer(path)}/${method}/responses/${status}/content/application~1json/schema`, value),
+  });
 }
 
 describe('GET /api/v1/openapi.json', () => {
@@ -85,7 +93,7 @@ describe('GET /api/v1/openapi.json', () => {
     const listed = rpcOperations().map(({ name, method }) => `${method} ${name}`).sort();
     expect(listed).toEqual(exposed.map((p) => `${p.method} ${p.name}`).sort());
     expect(Object.keys(doc.paths)).not.toContain('/api/v1/rpc/apiKeys.list');
-    expect(Object.keys(doc.paths).filter((p) => !p.startsWith(RPC))).toEqual(['/api/v1/leads']);
+    expect(Object.keys(doc.paths).filter((p) => !p.startsWith(RPC))).toEqual(['/api/v1/leads', '/api/v1/leads/{id}']);
   });
 
   it('names the required scope of every operation as x-required-scope, bearer security and in the description', () => {
@@ -101,7 +109,10 @@ describe('GET /api/v1/openapi.json', () => {
   it('describes a read by its input query parameter and a write by its body, both in the envelope', () => {
     const read = doc.paths['/api/v1/rpc/leads.getById']!.get;
     expect(read.parameters).toEqual([
-      expect.objectContaining({ name: 'input', in: 'query', required: true, content: { 'application/json': { schema: expect.objectContaining({ required: ['json'] }) } } }),
+      expect.objectContaining({
+        name: 'input', in: 'query', required: true,
+        content: { 'application/json': { schema: expect.objectContaining({ required: ['json'] }), example: { json: { id: 'lead_3kTMd9VbX2qLr7NwY5pHcZ' } } } },
+      }),
     ]);
     expect(read.parameters[0].content['application/json'].schema.properties.json).toEqual({ $ref: '#/components/schemas/leads.getById.input' });
     expect(doc.components.schemas['leads.getById.input']).toMatchObject({ type: 'object', required: ['id'], additionalProperties: false });
@@ -116,6 +127,47 @@ describe('GET /api/v1/openapi.json', () => {
     const input = doc.components.schemas['leads.create.input'];
     expect(input.required).toEqual(['name', 'phone']);
     expect(JSON.stringify(input.properties.nextCallAt)).toContain('"format":"date-time"');
+  });
+
+  it('types every answer by its output schema, with examples that are valid against the schemas they illustrate', () => {
+    const check = schemaValidator();
+    for (const { name, method, op } of rpcOperations()) {
+      const path = `${RPC}${name}`;
+      const media = op.responses['200'].content['application/json'];
+      expect([name, media.schema.properties.result.properties.data.properties.json.$ref]).toEqual([name, `#/components/schemas/${name}.output`]);
+      expect([name, check.answer(path, method.toLowerCase(), 200, media.example)]).toEqual([name, []]);
+      const input = method === 'GET' ? op.parameters[0].content['application/json'].example : op.requestBody.content['application/json'].example;
+      expect([name, check(`${name}.input`, input.json)]).toEqual([name, []]);
+    }
+    // Examples are declared on the schemas: realistic values, never text drawn from a pattern.
+    const created = doc.paths['/api/v1/rpc/leads.create']!.post;
+    expect(created.requestBody.content['application/json'].example.json).toMatchObject({ name: 'Ana Souza', phone: '+447400123456' });
+    // A Date in an answer is an ISO string in `json`, named in superjson's `meta`.
+    const lead = doc.paths['/api/v1/rpc/leads.getById']!.get.responses['200'].content['application/json'].example.result.data;
+    expect(lead.meta.values).toMatchObject({ createdAt: ['Date'], updatedAt: ['Date'] });
+    expect(new Date(lead.json.createdAt).toISOString()).toBe(lead.json.createdAt);
+    expect(doc.components.schemas.SuperjsonMeta.description).toContain('["Date"]');
+  });
+
+  it('states the constraints the server enforces: formats, code lists, patterns and mutually exclusive fields', () => {
+    const schemas = doc.components.schemas;
+    const json = JSON.stringify;
+    expect(json(schemas['leads.create.input'].properties.email)).toContain('"format":"email"');
+    expect(schemas['leads.getAll.input'].not).toEqual({ properties: { page: {}, cursor: {} }, required: ['page', 'cursor'] });
+    expect(json(schemas['invoices.create.input'])).toContain('"GBP"');
+    expect(json(schemas['invoices.create.input'])).toMatch(/"enum":\["[A-Z]{3}"/);
+    expect(json(schemas['dashboard.getLeadStats.input'].properties.timeZone)).toContain('"pattern"');
+  });
+
+  it('links each create to the reads, updates and deletes of what it created', () => {
+    const links = doc.paths['/api/v1/rpc/leads.create']!.post.responses['200'].links;
+    expect(Object.keys(links).sort()).toEqual(expect.arrayContaining(['leads_getById', 'leads_update', 'leads_delete']));
+    expect(links.leads_getById).toMatchObject({ operationId: 'leads.getById', parameters: { input: '{"json":{"id":"{$response.body#/result/data/json/id}"}}' } });
+    expect(links.leads_delete).toMatchObject({ operationId: 'leads.delete', requestBody: { json: { id: '{$response.body#/result/data/json/id}' } } });
+    const operationIds = new Set(rpcOperations().map(({ op }) => op.operationId));
+    for (const { op } of rpcOperations()) {
+      for (const link of Object.values((op.responses['200'].links ?? {}) as Record<string, { operationId: string }>)) expect(operationIds.has(link.operationId)).toBe(true);
+    }
   });
 
   it('describes the REST leads list with its six query parameters, the Lead page and the REST error body', () => {
@@ -140,7 +192,8 @@ describe('GET /api/v1/openapi.json', () => {
     expect([restError.status, check('RestError', restError.body)]).toEqual([401, []]);
 
     const ok = await rpcGet(ctx.app, 'leads.getAll', {}, ws.key);
-    expect([ok.status, check('RpcSuccess', ok.body)]).toEqual([200, []]);
+    expect([ok.status, check.answer('/api/v1/rpc/leads.getAll', 'get', 200, ok.body)]).toEqual([200, []]);
+    expect(check.answer('/api/v1/rpc/leads.getAll', 'get', 200, { result: { data: { json: { data: [], pagination: {} } } } })).not.toEqual([]);
     const bad = await rpcGet(ctx.app, 'leads.getById', {}, ws.key);
     expect([bad.status, check('RpcError', bad.body)]).toEqual([400, []]);
     expect(check('leads.getById.input', {})).not.toEqual([]);

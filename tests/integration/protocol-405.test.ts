@@ -33,25 +33,32 @@ function send(method: Method, path: string, auth?: string) {
   return auth ? req.set('Authorization', `Bearer ${auth}`) : req;
 }
 
-describe('GET /api/v1/leads with another method', () => {
-  it.each(['post', 'put', 'patch', 'delete', 'trace'] as const)('answers %s with 405, Allow: GET, HEAD and the REST error body', async (method) => {
+describe('the REST leads routes with another method', () => {
+  it.each(['put', 'patch', 'delete', 'trace'] as const)('answers %s on /api/v1/leads with 405, Allow: GET, HEAD, POST and the REST error body', async (method) => {
     const res = await send(method, '/api/v1/leads', key);
     expect(res.status).toBe(405);
-    expect(res.headers.allow).toBe('GET, HEAD');
+    expect(res.headers.allow).toBe('GET, HEAD, POST');
     expect(res.headers['content-type']).toMatch(/^application\/json/);
-    expect(res.body).toEqual({ error: { code: 'METHOD_NOT_SUPPORTED', message: `${method.toUpperCase()} is not supported on /api/v1/leads: use GET or HEAD` } });
+    expect(res.body).toEqual({ error: { code: 'METHOD_NOT_SUPPORTED', message: `${method.toUpperCase()} is not supported on /api/v1/leads: use GET, HEAD or POST` } });
+  });
+
+  it.each(['post', 'put', 'trace'] as const)('answers %s on /api/v1/leads/{id} with 405, Allow: GET, HEAD, PATCH, DELETE', async (method) => {
+    const res = await send(method, '/api/v1/leads/lead_x', key);
+    expect(res.status).toBe(405);
+    expect(res.headers.allow).toBe('DELETE, GET, HEAD, PATCH');
+    expect(res.body.error.code).toBe('METHOD_NOT_SUPPORTED');
   });
 
   it('answers 405 before authentication: the methods of a public path are no secret', async () => {
-    const res = await send('delete', '/api/v1/leads');
+    const res = await send('put', '/api/v1/leads');
     expect(res.status).toBe(405);
-    expect(res.headers.allow).toBe('GET, HEAD');
+    expect(res.headers.allow).toBe('GET, HEAD, POST');
   });
 
   it('answers the path with a trailing slash the same way, as Express routes it', async () => {
-    const res = await send('post', '/api/v1/leads/', key);
+    const res = await send('put', '/api/v1/leads/', key);
     expect(res.status).toBe(405);
-    expect(res.headers.allow).toBe('GET, HEAD');
+    expect(res.headers.allow).toBe('GET, HEAD, POST');
   });
 
   it('serves HEAD, which Allow names: a keyless HEAD is the 401 a GET gets', async () => {

@@ -15,6 +15,7 @@ function errorOf(env: NodeJS.ProcessEnv): unknown {
 describe('loadConfig', () => {
   it('answers the defaults for an empty environment: port 3000, embedded database in ./data, 1-second key cache', () => {
     expect(loadConfig({})).toEqual({
+      CHECK_OUTPUTS: false,
       PORT: 3000,
       HOST: '0.0.0.0',
       EMBEDDED_DB_DIR: './data',

@@ -20,7 +20,8 @@ import type { Db } from '../../src/db/knex';
 type Node = Record<string, unknown>;
 
 /** Keywords whose values are schemas, or lists or maps of schemas (JSON Schema 2020-12). */
-const SCHEMA_KEYWORDS = new Set(['items', 'additionalProperties', 'propertyNames', 'not', 'contains', 'unevaluatedProperties']);
+// Not `not`: what it holds is refused (`page` with `cursor`), so it bounds nothing a caller sends.
+const SCHEMA_KEYWORDS = new Set(['items', 'additionalProperties', 'propertyNames', 'contains', 'unevaluatedProperties']);
 const SCHEMA_LIST_KEYWORDS = new Set(['anyOf', 'oneOf', 'allOf', 'prefixItems']);
 const SCHEMA_MAP_KEYWORDS = new Set(['properties', 'patternProperties', '$defs', 'definitions']);
 

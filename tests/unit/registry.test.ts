@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { createRegistry, type AnyProcedure } from '../../src/rpc/registry';
 import { defineProcedure } from '../../src/rpc/define-procedure';
 import { createProcedureRegistry, procedures } from '../../src/procedures';
+import { outputComponentSchemas } from '../../src/openapi/json-schema';
+import { composeSample } from '../../src/openapi/sample';
 
 function procedure(overrides: Record<string, unknown> = {}): AnyProcedure {
   return {
@@ -12,6 +14,7 @@ function procedure(overrides: Record<string, unknown> = {}): AnyProcedure {
       exposed: true,
       description: 'test',
       input: z.undefined(),
+      output: z.unknown(),
       handler: async () => [],
     }),
     ...overrides,
@@ -69,12 +72,26 @@ describe('createRegistry', () => {
     expect(() => createRegistry([procedure({ input: undefined })])).toThrow(/needs a zod input schema/);
   });
 
+  it('refuses a procedure without a zod output schema: every answer is typed, documented and checked', () => {
+    expect(() => createRegistry([procedure({ output: undefined })])).toThrow(/needs a zod output schema/);
+    expect(() => createRegistry([procedure({ output: { type: 'object' } })])).toThrow(/needs a zod output schema/);
+  });
+
   it('refuses a procedure without a handler', () => {
     expect(() => createRegistry([procedure({ handler: 'nope' })])).toThrow(/needs a handler/);
   });
 });
 
 describe('the service registry (src/procedures)', () => {
+  it('gives every procedure, exposed or not, an output schema that its own documented example satisfies', () => {
+    for (const p of procedures) {
+      expect([p.name, typeof p.output?.safeParse]).toEqual([p.name, 'function']);
+      const schemas = outputComponentSchemas(new Map([[p.output, 'it']]));
+      const example = composeSample(schemas.it!, { root: { components: { schemas } }, dates: true });
+      expect([p.name, p.output.safeParse(example).error?.issues]).toEqual([p.name, undefined]);
+    }
+  });
+
   it('is accepted by createRegistry and serves every procedure once', () => {
     const registry = createRegistry(procedures);
     expect(registry.size).toBe(procedures.length);

@@ -80,6 +80,7 @@ describe('the checks of fields that need the database', () => {
       exposed: true,
       description: 'test only',
       input: objectOf({ leadIds: listOf(referenceTo('leads'), { of: 'lead ids', max: 5 }) }),
+      output: z.unknown(),
       handler: async () => null,
     });
     expect(() => createRegistry([procedure])).toThrow('procedure "tasks.linkMany": a checked field at leadIds is inside a array, where checks are not run');

@@ -4,14 +4,18 @@ import { paginate } from '../paginate';
 import { acrossWorkspaces } from '../across-workspaces';
 import { prepared } from '../prepared-statements';
 import type { PageRequest } from '../pagination';
+import type { EventType } from '../../events/event-types';
+
+/** Who acted: a key or playground token through the API, or the service itself (a webhook disabled). */
+export type ActorKind = 'apiKey' | 'playgroundToken' | 'system';
 
 /** An event as the API answers it and webhooks receive it (there, `createdAt` is ISO 8601 text). */
 export interface WorkspaceEvent {
   id: string;
-  type: string;
+  type: EventType;
   createdAt: Date;
   orgId: string;
-  actor: { kind: string; id: string };
+  actor: { kind: ActorKind; id: string };
   /** `object`: the resource as the API returned it after the change; some types add `from`/`to`. */
   data: Record<string, unknown>;
 }
@@ -40,10 +44,10 @@ const COLUMNS = ['id', 'type', 'created_at', 'org_id', 'actor_kind', 'actor_id',
 
 interface EventRow {
   id: string;
-  type: string;
+  type: EventType;
   created_at: Date;
   org_id: string;
-  actor_kind: string;
+  actor_kind: ActorKind;
   actor_id: string;
   data: Record<string, unknown>;
 }

@@ -1,3 +1,4 @@
+import type { EventType } from '../../events/event-types';
 import type { Db } from '../knex';
 import { TABLES } from '../tables';
 import { paginate } from '../paginate';
@@ -21,7 +22,7 @@ export interface DeliveryAttempt {
 export interface WebhookDelivery {
   id: string;
   eventId: string;
-  eventType: string;
+  eventType: EventType;
   status: DeliveryStatus;
   attempts: DeliveryAttempt[];
   /** When the next attempt is due; null once the delivery succeeded or gave up. */
@@ -67,7 +68,7 @@ export async function listDeliveries(
   const deliveries = items.map((row) => ({
     id: row.id,
     eventId: row.event_id,
-    eventType: row.event_type,
+    eventType: row.event_type as EventType, // written only from recorded events' types
     status: row.status,
     attempts: attempts.get(row.id) ?? [],
     nextAttemptAt: row.status === 'pending' ? row.next_attempt_at : null,

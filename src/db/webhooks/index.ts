@@ -3,6 +3,9 @@ import { TABLES, NEXT_UPDATED_AT, WRITE_TIME } from '../tables';
 import { paginate } from '../paginate';
 import type { PageRequest } from '../pagination';
 import { newId } from '../../domain/ids';
+import type { ALL_EVENTS, EventType } from '../../events/event-types';
+
+export type SubscribedEvent = EventType | typeof ALL_EVENTS;
 
 /** A webhook endpoint as the API returns it: never its signing secret (shown once, by create and rotateSecret). */
 export interface WebhookEndpoint {
@@ -10,7 +13,7 @@ export interface WebhookEndpoint {
   url: string;
   description: string | null;
   /** Event types, or `["*"]` for every type the endpoint's creator may read. */
-  events: string[];
+  events: SubscribedEvent[];
   enabled: boolean;
   /** Why the service disabled it (failing for days), or null. */
   disabledReason: string | null;
@@ -39,7 +42,7 @@ export function toEndpoint(row: EndpointRow): WebhookEndpoint {
     id: row.id,
     url: row.url,
     description: row.description,
-    events: row.events,
+    events: row.events as SubscribedEvent[], // written only from the input's checked list
     enabled: row.enabled,
     disabledReason: row.disabled_reason,
     failingSince: row.failing_since,

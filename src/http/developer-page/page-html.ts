@@ -44,7 +44,9 @@ export const DEVELOPER_HTML = `<!doctype html>
         <summary>Create a key</summary>
         <form id="create-key-form">
           <label>Name <input id="key-name" required maxlength="100" placeholder="CRM sync"></label>
-          <fieldset><legend>Scopes</legend><div id="key-scopes" class="scopes"></div></fieldset>
+          <fieldset><legend>Scopes</legend>
+            <p class="muted">Per resource: None, Read (its <code>.read</code> scope), or Write (read, create, update and delete).</p>
+            <div id="key-scopes" class="scopes"></div></fieldset>
           <label>Expires (optional) <input id="key-expires" type="datetime-local"></label>
           <button type="submit" id="create-key-button">Create key</button>
           <p id="create-key-error" class="error" role="alert"></p>
@@ -60,8 +62,8 @@ export const DEVELOPER_HTML = `<!doctype html>
       <h2>Playground</h2>
       <div class="row">
         <div>
-          <p class="muted">A test token is valid for one hour. By default it has every read scope, so a first try cannot change data; tick write scopes to add them.</p>
-          <details><summary>Write scopes</summary><div id="token-write-scopes" class="scopes"></div></details>
+          <p class="muted">A test token is valid for one hour. It starts with Read on every resource, so a first try cannot change data; choose Write for a resource to change its records.</p>
+          <details id="token-scopes-details"><summary>Test token scopes</summary><div id="token-scopes" class="scopes"></div></details>
           <button type="button" id="get-token">Get a test token</button>
           <p id="token-status" class="muted"></p>
           <p id="token-error" class="error" role="alert"></p>
@@ -85,6 +87,7 @@ export const DEVELOPER_HTML = `<!doctype html>
         </div>
         <div id="result" class="result" hidden>
           <p>Status <strong id="result-status"></strong></p>
+          <p id="result-hint" class="notice" role="alert" hidden></p>
           <details><summary>Response headers</summary><pre id="result-headers"></pre></details>
           <h3>Decoded response</h3>
           <pre id="result-decoded"></pre>

@@ -1,4 +1,5 @@
 import { DECODE_SCRIPT } from './page-script-decode';
+import { SCOPES_SCRIPT } from './page-script-scopes';
 
 /**
  * /developer/assets/developer.js: sign-in (the session kept in sessionStorage, never a cookie),
@@ -7,7 +8,10 @@ import { DECODE_SCRIPT } from './page-script-decode';
  */
 const PAGE_SCRIPT = String.raw`(function () {
   var SESSION_KEY = 'workspace-api.member-session';
-  var state = { session: null, me: null, catalogue: [], byName: {}, token: null };
+  var state = { session: null, me: null, catalogue: [], resources: [], byName: {}, token: null, shown: 0 };
+  // A key starts with nothing chosen; a test token with Read everywhere, so a first try cannot change data.
+  var KEY_PICKER = { container: 'key-scopes', name: 'key-scope', initial: 'none' };
+  var TOKEN_PICKER = { container: 'token-scopes', name: 'token-scope', initial: 'read' };
 
   function $(id) { return document.getElementById(id); }
   function el(tag, className, text) {
@@ -105,27 +109,14 @@ const PAGE_SCRIPT = String.raw`(function () {
 
   function alertIn(id, message) { $(id).textContent = message; show(id, true); }
 
-  function checkboxes(containerId, scopes, name) {
-    var box = $(containerId);
-    box.replaceChildren();
-    scopes.forEach(function (scope) {
-      var label = el('label', 'check');
-      var input = el('input');
-      input.type = 'checkbox'; input.name = name; input.value = scope;
-      label.appendChild(input);
-      label.appendChild(document.createTextNode(' ' + scope));
-      box.appendChild(label);
-    });
-  }
-  function ticked(containerId) {
-    return Array.prototype.map.call($(containerId).querySelectorAll('input:checked'), function (i) { return i.value; });
-  }
+  function renderPicker(picker) { scopePicker.render($(picker.container), state.resources, picker.name, picker.initial); }
+  function chosenScopes(picker) { return scopePicker.chosen($(picker.container), state.resources); }
 
   async function createKey(event) {
     event.preventDefault();
     $('create-key-error').textContent = '';
     var expires = $('key-expires').value;
-    var body = { name: $('key-name').value, scopes: ticked('key-scopes') };
+    var body = { name: $('key-name').value, scopes: chosenScopes(KEY_PICKER) };
     if (expires) body.expiresAt = new Date(expires).toISOString();
     try {
       var created = await api('/keys', { method: 'POST', body: body });
@@ -133,6 +124,7 @@ const PAGE_SCRIPT = String.raw`(function () {
       $('copy-secret').textContent = 'Copy';
       show('new-secret', true);
       $('create-key-form').reset();
+      renderPicker(KEY_PICKER);
       $('create-key').open = false;
       await loadKeys();
     } catch (e) {
@@ -155,44 +147,24 @@ const PAGE_SCRIPT = String.raw`(function () {
   async function loadCatalogue() {
     var body = await api('/procedures');
     state.catalogue = body.routers;
+    state.resources = body.resources;
     var select = $('procedure-select');
     select.replaceChildren();
-    var scopes = {}, writeScopes = {};
     body.routers.forEach(function (group) {
       var optgroup = el('optgroup');
       optgroup.label = group.router;
       group.procedures.forEach(function (p) {
         state.byName[p.name] = p;
-        scopes[p.scope] = true;
-        if (p.method === 'POST') writeScopes[p.scope] = true;
         var option = el('option', null, p.name + '  ·  ' + p.method + (p.deprecated ? '  ·  deprecated' : ''));
         option.value = p.name;
         optgroup.appendChild(option);
       });
       select.appendChild(optgroup);
     });
-    checkboxes('key-scopes', Object.keys(scopes).sort(), 'key-scope');
-    checkboxes('token-write-scopes', Object.keys(writeScopes).sort(), 'token-scope');
+    renderPicker(KEY_PICKER);
+    renderPicker(TOKEN_PICKER);
     if (state.byName['leads.getAll']) select.value = 'leads.getAll';
     selectProcedure();
-  }
-
-  function sample(schema) {
-    if (!schema || typeof schema !== 'object') return null;
-    if (schema.default !== undefined) return schema.default;
-    if (schema.const !== undefined) return schema.const;
-    if (schema.enum) return schema.enum[0];
-    if (schema.anyOf) return sample(schema.anyOf[0]);
-    if (schema.type === 'string') return schema.format === 'date-time' ? new Date().toISOString() : '';
-    if (schema.type === 'integer' || schema.type === 'number') return schema.minimum !== undefined ? schema.minimum : 0;
-    if (schema.type === 'boolean') return false;
-    if (schema.type === 'array') return [];
-    if (schema.type === 'object') {
-      var out = {};
-      (schema.required || []).forEach(function (k) { out[k] = sample((schema.properties || {})[k]); });
-      return out;
-    }
-    return null;
   }
 
   function selectProcedure() {
@@ -210,20 +182,30 @@ const PAGE_SCRIPT = String.raw`(function () {
         (p.deprecated.replacement ? '; use ' + p.deprecated.replacement + ' instead.' : '.');
     }
     show('proc-deprecation', !!p.deprecated);
-    $('input-editor').value = JSON.stringify(p.inputOptional ? {} : sample(p.inputSchema), null, 2);
+    // The catalogue composes the sample from the schema's examples (src/openapi/sample.ts).
+    $('input-editor').value = JSON.stringify(p.sampleInput === undefined ? {} : p.sampleInput, null, 2);
+    state.shown += 1; // an answer still on its way belongs to the previous procedure
+    clearResult();
+  }
+
+  // An answer belongs to the procedure that gave it: switching procedure takes it away.
+  function clearResult() {
+    show('result', false);
+    ['result-status', 'result-headers', 'result-raw', 'result-curl', 'send-error'].forEach(function (id) { $(id).textContent = ''; });
+    $('result-decoded').replaceChildren();
+    $('result-hint').textContent = '';
+    show('result-hint', false);
   }
 
   async function getToken() {
     $('token-error').textContent = '';
-    var writes = ticked('token-write-scopes');
-    var init = { method: 'POST', headers: { Authorization: 'Bearer ' + state.session } };
-    if (writes.length > 0) {
-      // Asking for scopes replaces the default, so the read scopes are asked for too.
-      var reads = {};
-      state.catalogue.forEach(function (g) { g.procedures.forEach(function (p) { if (p.method === 'GET') reads[p.scope] = true; }); });
-      init.headers['Content-Type'] = 'application/json';
-      init.body = JSON.stringify({ scopes: Object.keys(reads).sort().concat(writes) });
-    }
+    var scopes = chosenScopes(TOKEN_PICKER);
+    if (scopes.length === 0) { $('token-error').textContent = 'Choose Read or Write for at least one resource.'; return; }
+    var init = {
+      method: 'POST',
+      headers: { Authorization: 'Bearer ' + state.session, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ scopes: scopes }),
+    };
     var res = await fetch('/api/v1/playground/token', init);
     var body = await res.json().catch(function () { return {}; });
     if (!res.ok) { $('token-error').textContent = (body.error && body.error.message) || 'HTTP ' + res.status; return; }
@@ -263,16 +245,18 @@ const PAGE_SCRIPT = String.raw`(function () {
       init.headers['Content-Type'] = 'application/json';
       init.body = envelopeText === null ? '{"json":null}' : envelopeText;
     }
+    var shown = state.shown;
     var res = await fetch(url, init);
     var raw = await res.text();
+    if (shown !== state.shown) return;
     $('result-status').textContent = res.status + ' ' + res.statusText;
     $('result-status').className = res.ok ? 'ok' : 'bad';
     var headerLines = [];
     res.headers.forEach(function (value, name) { headerLines.push(name + ': ' + value); });
     $('result-headers').textContent = headerLines.sort().join('\n');
-    var decoded;
+    var decoded, body = null;
     try {
-      var body = JSON.parse(raw);
+      body = JSON.parse(raw);
       $('result-raw').textContent = JSON.stringify(body, null, 2);
       decoded = body.result ? superjsonView.deserialize(body.result.data) : body.error ? { error: superjsonView.deserialize(body.error) } : body;
     } catch (e) {
@@ -283,7 +267,16 @@ const PAGE_SCRIPT = String.raw`(function () {
     superjsonView.render(decoded, 0, out);
     $('result-decoded').replaceChildren.apply($('result-decoded'), out);
     $('result-curl').textContent = curlFor(p, envelopeText);
+    var hint = res.status === 403 ? scopePicker.missingScopeHint(errorMessage(body), 'test token', 'under Test token scopes, then get a new test token (a key needs the same choice when you create it).') : null;
+    $('result-hint').textContent = hint || '';
+    show('result-hint', !!hint);
     show('result', true);
+  }
+
+  function errorMessage(body) {
+    var error = body && body.error;
+    if (!error) return null;
+    return (error.json && error.json.message) || error.message || null;
   }
 
   function guard(fn, errorId) {
@@ -313,4 +306,4 @@ const PAGE_SCRIPT = String.raw`(function () {
 })();
 `;
 
-export const DEVELOPER_SCRIPT = `${DECODE_SCRIPT}\n${PAGE_SCRIPT}`;
+export const DEVELOPER_SCRIPT = `${DECODE_SCRIPT}\n${SCOPES_SCRIPT}\n${PAGE_SCRIPT}`;

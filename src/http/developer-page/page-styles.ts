@@ -21,6 +21,12 @@ label.check { display: inline-flex; align-items: center; gap: 4px; font-weight: 
 label.check input { width: auto; }
 fieldset { border: 1px solid var(--line); border-radius: 6px; margin: 8px 0; }
 .scopes { display: flex; flex-wrap: wrap; }
+table.scope-picker { margin: 4px 0; }
+.scope-picker td { vertical-align: middle; }
+.scope-picker td.resource { font-weight: 600; white-space: nowrap; }
+.scope-picker td.levels { white-space: nowrap; }
+.scope-picker label.check { margin: 0 10px 0 0; }
+.scope-picker label.check:has(input:disabled) { color: var(--muted); }
 button { padding: 6px 14px; border-radius: 6px; border: 1px solid var(--accent); background: var(--accent); color: #fff; cursor: pointer; font: inherit; margin-top: 6px; }
 button.link { background: none; border: none; color: var(--accent); padding: 0 4px; margin: 0; }
 button.danger { background: #fff; color: var(--bad); border-color: var(--bad); }
@@ -43,6 +49,8 @@ th { font-size: 12px; text-transform: uppercase; color: var(--muted); letter-spa
 .badge.get { background: var(--ok); } .badge.post { background: var(--accent); }
 .badge.deprecated { background: var(--warn); }
 pre { background: #0d1117; color: #e6edf3; padding: 10px 12px; border-radius: 6px; overflow: auto; max-height: 420px; white-space: pre; }
+/* A long curl line (a bearer token, an encoded input) wraps rather than scrolling off the page. */
+#result-curl { white-space: pre-wrap; overflow-wrap: anywhere; }
 .result .ok { color: var(--ok); } .result .bad { color: var(--bad); }
 .result h3 { font-size: 14px; margin: 12px 0 4px; }
 pre .key { color: #79c0ff; } pre .string { color: #a5d6ff; } pre .number { color: #ffa657; }

@@ -1,6 +1,7 @@
 import type { Registry } from '../../rpc/registry';
 import type { Deprecation } from '../../rpc/define-procedure';
 import { acceptsNoInput, inputJsonSchema, type JsonSchema } from '../../openapi/json-schema';
+import { composeSample } from '../../openapi/sample';
 
 export interface CatalogueProcedure {
   name: string;
@@ -11,12 +12,27 @@ export interface CatalogueProcedure {
   /** Whether a call may leave the input out (the playground then starts from `{}`). */
   inputOptional: boolean;
   inputSchema: JsonSchema;
+  /** The playground's starting input, composed from the schema's examples (sample.ts). */
+  sampleInput: unknown;
 }
 
 export interface CatalogueRouter {
   router: string;
   procedures: CatalogueProcedure[];
 }
+
+/** One row of the scope pickers: None / Read (`read`) / Write (`read` and `write`), as Stripe's restricted keys. */
+export interface ScopeResource {
+  resource: string;
+  read: string | null;
+  /** create, update, delete (those that exist), then any other action. */
+  write: string[];
+}
+
+/** What ids look like (src/domain/ids.ts): a prefix and 22 base62 characters. */
+const RECORD_ID = /^[a-z]+_[0-9A-Za-z]{22}$/;
+/** An optional reference's example id names no record: in a sample it would turn a call that could succeed into a 404. */
+const leaveOutReferences = (_name: string, example: unknown) => !(typeof example === 'string' && RECORD_ID.test(example));
 
 /**
  * What the playground offers: the exposed procedures only (the app-only ones answer 403 to any
@@ -28,6 +44,7 @@ export function buildProcedureCatalogue(registry: Registry): CatalogueRouter[] {
     if (!procedure.exposed) continue;
     const router = procedure.name.split('.')[0]!;
     const list = routers.get(router) ?? [];
+    const inputSchema = inputJsonSchema(procedure.input);
     list.push({
       name: procedure.name,
       method: procedure.method,
@@ -35,9 +52,31 @@ export function buildProcedureCatalogue(registry: Registry): CatalogueRouter[] {
       description: procedure.description,
       deprecated: procedure.deprecated ?? null,
       inputOptional: acceptsNoInput(procedure.input),
-      inputSchema: inputJsonSchema(procedure.input),
+      inputSchema,
+      sampleInput: composeSample(inputSchema, { includeOptional: leaveOutReferences }),
     });
     routers.set(router, list);
   }
   return [...routers].map(([router, procedures]) => ({ router, procedures }));
+}
+
+const WRITE_ORDER = ['create', 'update', 'delete'];
+const writeRank = (action: string) => (WRITE_ORDER.includes(action) ? WRITE_ORDER.indexOf(action) : WRITE_ORDER.length);
+
+/** The scopes (`<resource>.<action>`) grouped by resource, in the order given, for the None / Read / Write pickers. */
+export function groupScopesByResource(scopes: Iterable<string>): ScopeResource[] {
+  const byResource = new Map<string, ScopeResource>();
+  for (const scope of scopes) {
+    const dot = scope.indexOf('.');
+    const resource = scope.slice(0, dot);
+    const action = scope.slice(dot + 1);
+    const row = byResource.get(resource) ?? { resource, read: null, write: [] };
+    if (action === 'read') row.read = scope;
+    else row.write.push(scope);
+    byResource.set(resource, row);
+  }
+  for (const row of byResource.values()) {
+    row.write.sort((a, b) => writeRank(a.split('.')[1]!) - writeRank(b.split('.')[1]!) || a.localeCompare(b));
+  }
+  return [...byResource.values()];
 }

@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
 import { issueApiKey } from '../../auth/api-keys';
 import { objectOf, requiredText } from '../shared/fields';
@@ -5,6 +6,7 @@ import { dateTimeWhere } from '../shared/format-fields';
 import { scopeListField } from '../shared/scope-fields';
 import { knownScopes } from '../scopes';
 import { toKeyListing } from './key-listing';
+import { apiKeyCreatedOutput } from './api-key.schema';
 
 export const apiKeysCreate = defineProcedure({
   name: 'apiKeys.create',
@@ -13,11 +15,12 @@ export const apiKeysCreate = defineProcedure({
   exposed: false,
   description: 'Issues an API key with the given scopes; its secret is answered once, here (app only).',
   input: objectOf({
-    name: requiredText(200),
+    name: requiredText(200, { example: 'Zapier sync' }),
     scopes: scopeListField(),
     expiresAt: dateTimeWhere((date) => date.getTime() > Date.now(), 'a date-time in the future').nullable().optional(),
   }),
-  async handler({ ctx, input }) {
+  output: apiKeyCreatedOutput,
+  async handler({ ctx, input }): Promise<z.input<typeof apiKeyCreatedOutput>> {
     const issued = await issueApiKey(ctx.db, knownScopes(), {
       orgId: ctx.orgId,
       memberId: null,

@@ -1,7 +1,8 @@
 import type { ApiKeyListing } from '../../db/api-keys';
+import type { ApiKeyOutput } from './api-key.schema';
 
 /** A key as the app shows it: the workspace is implied, the secret and its hash never appear. */
-export function toKeyListing(key: ApiKeyListing) {
+export function toKeyListing(key: ApiKeyListing): ApiKeyOutput {
   return {
     id: key.id,
     name: key.name,

@@ -2,6 +2,7 @@ import { defineProcedure } from '../../rpc/define-procedure';
 import * as apiKeysQueries from '../../db/api-keys';
 import { objectOf } from '../shared/fields';
 import { toKeyListing } from './key-listing';
+import { apiKeyListOutput, type ApiKeyOutput } from './api-key.schema';
 
 export const apiKeysList = defineProcedure({
   name: 'apiKeys.list',
@@ -11,7 +12,8 @@ export const apiKeysList = defineProcedure({
   exposed: false,
   description: "The workspace's API keys, newest first: prefixes and scopes, never secrets (app only).",
   input: objectOf({}).optional(),
-  async handler({ ctx }) {
+  output: apiKeyListOutput,
+  async handler({ ctx }): Promise<ApiKeyOutput[]> {
     return (await apiKeysQueries.listByOrg(ctx.db, ctx.orgId)).map(toKeyListing);
   },
 });

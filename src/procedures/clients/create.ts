@@ -3,6 +3,7 @@ import { recordEvents } from '../../events/record-events';
 import * as clientsQueries from '../../db/clients';
 import { objectOf } from '../shared/fields';
 import { clientFields } from './client.schema';
+import { clientOutput, type ClientOutput } from './client.schema';
 
 export const clientsCreateInput = objectOf({
   name: clientFields.name,
@@ -20,7 +21,8 @@ export const clientsCreate = defineProcedure({
   exposed: true,
   description: 'Creates a client, optionally linked to a contact of the workspace; phone stored in E.164, email lowercased.',
   input: clientsCreateInput,
-  async handler({ ctx, input }) {
+  output: clientOutput,
+  async handler({ ctx, input }): Promise<ClientOutput> {
     return ctx.db.transaction(async (trx) => {
       const client = await clientsQueries.insert(trx, ctx.orgId, {
         name: input.name,

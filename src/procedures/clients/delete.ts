@@ -1,9 +1,11 @@
+import type { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
 import { recordEvents } from '../../events/record-events';
 import * as clientsQueries from '../../db/clients';
 import { AppError } from '../../errors/app-error';
 import { idOf, objectOf } from '../shared/fields';
 import { notInWorkspace } from '../shared/references';
+import { clientDeletedOutput } from './client.schema';
 
 export const clientsDelete = defineProcedure({
   name: 'clients.delete',
@@ -12,7 +14,8 @@ export const clientsDelete = defineProcedure({
   exposed: true,
   description: 'Deletes a client without invoices (409 otherwise); its leads and tasks keep their fields and lose the link.',
   input: objectOf({ id: idOf('cli') }),
-  async handler({ ctx, input }) {
+  output: clientDeletedOutput,
+  async handler({ ctx, input }): Promise<z.input<typeof clientDeletedOutput>> {
     return ctx.db.transaction(async (trx) => {
       // The lock makes the check and the delete one step: an invoice being created for the client waits for it.
       if (!(await clientsQueries.lockForUpdate(trx, ctx.orgId, input.id))) throw notInWorkspace('clients', input.id);

@@ -5,6 +5,7 @@ import { idOf, objectOf } from '../shared/fields';
 import { notInWorkspace } from '../shared/references';
 import { assertUnchangedSince, expectedUpdatedAtField } from '../shared/concurrency';
 import { clientFields } from './client.schema';
+import { clientOutput, type ClientOutput } from './client.schema';
 
 /** Absent means unchanged; null clears a nullable field (contactId null unlinks the contact). */
 export const clientsUpdateInput = objectOf({
@@ -25,7 +26,8 @@ export const clientsUpdate = defineProcedure({
   exposed: true,
   description: 'Changes the given fields of a client; absent fields stay, null clears.',
   input: clientsUpdateInput,
-  async handler({ ctx, input }) {
+  output: clientOutput,
+  async handler({ ctx, input }): Promise<ClientOutput> {
     return ctx.db.transaction(async (trx) => {
       const current = await clientsQueries.lockForUpdate(trx, ctx.orgId, input.id);
       if (!current) throw notInWorkspace('clients', input.id);

@@ -4,6 +4,7 @@ import * as contacts from '../../db/contacts';
 import { uniqueInOrder } from '../../domain/phone';
 import { objectOf } from '../shared/fields';
 import { contactFields } from './contact.schema';
+import { contactOutput, type ContactOutput } from './contact.schema';
 
 export const contactsCreateInput = objectOf({
   name: contactFields.name,
@@ -19,7 +20,8 @@ export const contactsCreate = defineProcedure({
   exposed: true,
   description: 'Creates a contact; phones are stored in E.164 (the first is primary), emails lowercased and de-duplicated.',
   input: contactsCreateInput,
-  async handler({ ctx, input }) {
+  output: contactOutput,
+  async handler({ ctx, input }): Promise<ContactOutput> {
     const phones = uniqueInOrder(input.phones ?? []);
     return ctx.db.transaction(async (trx) => {
       const contact = await contacts.insert(trx, ctx.orgId, {

@@ -1,9 +1,11 @@
+import type { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
 import { recordEvents } from '../../events/record-events';
 import * as contacts from '../../db/contacts';
 import { AppError } from '../../errors/app-error';
 import { idOf, objectOf } from '../shared/fields';
 import { notInWorkspace } from '../shared/references';
+import { contactDeletedOutput } from './contact.schema';
 
 export const contactsDelete = defineProcedure({
   name: 'contacts.delete',
@@ -12,7 +14,8 @@ export const contactsDelete = defineProcedure({
   exposed: true,
   description: 'Deletes a contact no lead uses (409 otherwise); clients linked to it keep their fields and lose the link.',
   input: objectOf({ id: idOf('con') }),
-  async handler({ ctx, input }) {
+  output: contactDeletedOutput,
+  async handler({ ctx, input }): Promise<z.input<typeof contactDeletedOutput>> {
     return ctx.db.transaction(async (trx) => {
       // The lock makes the check and the delete one step against a racing reference to the contact.
       if (!(await contacts.lockForUpdate(trx, ctx.orgId, input.id))) throw notInWorkspace('contacts', input.id);

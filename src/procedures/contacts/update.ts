@@ -6,6 +6,7 @@ import { idOf, objectOf } from '../shared/fields';
 import { notInWorkspace } from '../shared/references';
 import { assertUnchangedSince, expectedUpdatedAtField } from '../shared/concurrency';
 import { contactFields } from './contact.schema';
+import { contactOutput, type ContactOutput } from './contact.schema';
 
 /** Absent means unchanged; `company: null` clears it; `phones: []` / `emails: []` remove them all. */
 export const contactsUpdateInput = objectOf({
@@ -24,7 +25,8 @@ export const contactsUpdate = defineProcedure({
   exposed: true,
   description: 'Changes the given fields of a contact (and so of its leads); absent fields stay, null clears company.',
   input: contactsUpdateInput,
-  async handler({ ctx, input }) {
+  output: contactOutput,
+  async handler({ ctx, input }): Promise<ContactOutput> {
     const phones = input.phones && uniqueInOrder(input.phones);
     const patch = { name: input.name, phones, emails: input.emails && uniqueInOrder(input.emails), company: input.company };
     return ctx.db.transaction(async (trx) => {

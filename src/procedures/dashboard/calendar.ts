@@ -3,7 +3,7 @@
 const DAY_MS = 86_400_000;
 // An IANA zone name (`UTC`, `Europe/London`, `America/Argentina/Buenos_Aires`), not an offset
 // such as `+01:00`, which newer Intl versions accept but PostgreSQL reads with the opposite sign.
-const IANA_NAME = /^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)*$/;
+export const IANA_NAME = /^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)*$/;
 
 /** Whether Intl knows the name as a time zone (the name is answered back as given: ICU's canonical names vary by version). */
 export function isTimeZone(name: string): boolean {

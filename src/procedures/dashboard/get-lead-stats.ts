@@ -2,6 +2,7 @@ import { defineProcedure } from '../../rpc/define-procedure';
 import * as dashboardQueries from '../../db/dashboard';
 import { invalidInput } from '../../errors/app-error';
 import { leadStatsInput } from './stats-input';
+import { leadStatsOutput, type LeadStatsOutput } from './lead-stats.schema';
 import { assigneeCounts, callCounts, conversionRate, statusCounts } from './lead-stats';
 
 export const dashboardGetLeadStats = defineProcedure({
@@ -11,7 +12,8 @@ export const dashboardGetLeadStats = defineProcedure({
   exposed: true,
   description: 'Lead counts by status and assignee, calls per day and outcome, and the conversion rate over a range (default the last 30 days).',
   input: leadStatsInput,
-  async handler({ ctx, input }) {
+  output: leadStatsOutput,
+  async handler({ ctx, input }): Promise<LeadStatsOutput> {
     const range = { from: input.from, to: input.to };
     // One snapshot for the four counts, so the blocks agree with each other (e.g. byStatus and
     // byAssignee sum alike). Sequential: a transaction is one connection, which runs one query at a time.

@@ -16,6 +16,8 @@ const instant = dateTimeWhere((d) => d >= EARLIEST && d < LATEST, 'a date-time f
  * Resolved here, so the handler always gets a checked range and a zone.
  */
 export const leadStatsInput = objectOf({ from: instant.optional(), to: instant.optional(), timeZone: timeZoneField.optional() })
+  // JSON Schema cannot compare two fields: the range rules are said in words.
+  .meta({ description: `The half-open range [from, to): \`from\` not after \`to\`, at most ${MAX_RANGE_DAYS} days apart; \`to\` defaults to now, \`from\` to ${DEFAULT_RANGE_DAYS} days before \`to\`.` })
   .prefault({})
   .transform((input, ctx) => {
     const to = input.to ?? new Date();

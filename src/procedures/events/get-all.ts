@@ -6,6 +6,7 @@ import { EVENT_TYPES, eventDataReadableWith, eventTypesReadableWith, firstUnread
 import { enumOf, idOf, listOf, objectOf } from '../shared/fields';
 import { dateTimeField } from '../shared/format-fields';
 import { DEFAULT_PAGE_SIZE, pageNumber, pageSizeNumber } from '../shared/pagination.schema';
+import { eventsPageOutput, type EventOutput } from './event.schema';
 
 const eventType = enumOf(EVENT_TYPES as [EventType, ...EventType[]], 'an event type');
 
@@ -30,6 +31,8 @@ export const eventsGetAllInput = objectOf({
       ctx.addIssue({ code: 'custom', path: ['after'], message: 'give either after or page, not both' });
     }
   })
+  // What JSON Schema can say of the refinement above, for the OpenAPI document.
+  .meta({ not: { properties: { after: {}, page: {} }, required: ['after', 'page'] }, description: 'Filters, and either `page` (page mode) or `after` (catch-up mode), not both.' })
   .prefault({});
 
 export const eventsGetAll = defineProcedure({
@@ -39,6 +42,7 @@ export const eventsGetAll = defineProcedure({
   exposed: true,
   description: "The workspace's events: a page newest first, or with `after` every event after a given one, oldest first.",
   input: eventsGetAllInput,
+  output: eventsPageOutput,
   async handler({ ctx, input }) {
     const filters = { types: visibleTypes(ctx.scopes, input), createdAfter: input.createdAfter, createdBefore: input.createdBefore };
     if (input.after === undefined) {
@@ -58,8 +62,9 @@ export const eventsGetAll = defineProcedure({
   },
 });
 
-function readableBy(scopes: ReadonlySet<string>, event: eventsQueries.WorkspaceEvent): eventsQueries.WorkspaceEvent {
-  return { ...event, data: eventDataReadableWith(event.type, event.data, scopes) };
+function readableBy(scopes: ReadonlySet<string>, event: eventsQueries.WorkspaceEvent): EventOutput {
+  // `data` is stored JSON, typed loosely by the data module; its shape is the output schema's (checked in tests).
+  return { ...event, data: eventDataReadableWith(event.type, event.data, scopes) as EventOutput['data'] };
 }
 
 /** The types asked for, all of which the key must be able to read; or every type it can read. */

@@ -2,6 +2,7 @@ import type { ProcedureContext } from '../../rpc/define-procedure';
 import * as invoicesQueries from '../../db/invoices';
 import { assertInvoiceTransition, type InvoiceAction } from '../../domain/invoice-status';
 import { invoiceNotFound } from './invoice-fields';
+import type { InvoiceOutput } from './invoice.schema';
 import { recordEvents } from '../../events/record-events';
 import type { EventType } from '../../events/event-types';
 
@@ -20,7 +21,7 @@ export function changeInvoiceStatus(
   invoiceId: string,
   action: StatusAction,
   timestamps: Timestamps,
-): Promise<invoicesQueries.Invoice> {
+): Promise<InvoiceOutput> {
   return ctx.db.transaction(async (trx) => {
     const current = await invoicesQueries.lockForUpdate(trx, ctx.orgId, invoiceId);
     if (!current) throw invoiceNotFound(invoiceId);

@@ -5,6 +5,7 @@ import { objectOf } from '../shared/fields';
 import { referenceTo } from '../shared/references';
 import { currencyField, dateField } from '../shared/format-fields';
 import { itemsField } from './invoice-fields';
+import { invoiceOutput, type InvoiceOutput } from './invoice.schema';
 
 export const invoicesCreateInput = objectOf({
   clientId: referenceTo('clients'),
@@ -20,7 +21,8 @@ export const invoicesCreate = defineProcedure({
   exposed: true,
   description: 'Creates a DRAFT invoice for a client with its line items; the server computes the totals.',
   input: invoicesCreateInput,
-  async handler({ ctx, input }) {
+  output: invoiceOutput,
+  async handler({ ctx, input }): Promise<InvoiceOutput> {
     return ctx.db.transaction(async (trx) => {
       const id = await invoicesQueries.insert(trx, ctx.orgId, {
         clientId: input.clientId,

@@ -1,9 +1,11 @@
+import type { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
 import { recordEvents } from '../../events/record-events';
 import * as invoicesQueries from '../../db/invoices';
 import { assertInvoiceTransition } from '../../domain/invoice-status';
 import { idOf, objectOf } from '../shared/fields';
 import { invoiceNotFound } from './invoice-fields';
+import { invoiceDeletedOutput } from './invoice.schema';
 
 export const invoicesDelete = defineProcedure({
   name: 'invoices.delete',
@@ -12,7 +14,8 @@ export const invoicesDelete = defineProcedure({
   exposed: true,
   description: 'Deletes a DRAFT invoice and its line items; a sent invoice is voided instead.',
   input: objectOf({ id: idOf('inv') }),
-  async handler({ ctx, input }) {
+  output: invoiceDeletedOutput,
+  async handler({ ctx, input }): Promise<z.input<typeof invoiceDeletedOutput>> {
     return ctx.db.transaction(async (trx) => {
       const current = await invoicesQueries.lockForUpdate(trx, ctx.orgId, input.id);
       if (!current) throw invoiceNotFound(input.id);

@@ -1,9 +1,12 @@
+import type { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
 import * as invoicesQueries from '../../db/invoices';
 import { toPage } from '../../db/pagination';
 import { INVOICE_STATUSES } from '../../domain/invoice-status';
 import { enumOf, idOf, objectOf } from '../shared/fields';
 import { pageFields } from '../shared/pagination.schema';
+import { pageOutput } from '../shared/output-fields';
+import { invoiceOutput } from './invoice.schema';
 
 export const invoicesGetAllInput = objectOf({
   status: enumOf(INVOICE_STATUSES).optional(),
@@ -12,6 +15,8 @@ export const invoicesGetAllInput = objectOf({
   ...pageFields,
 }).prefault({});
 
+export const invoicesGetAllOutput = pageOutput(invoiceOutput).meta({ description: 'A page of invoices, newest first.' });
+
 export const invoicesGetAll = defineProcedure({
   name: 'invoices.getAll',
   method: 'GET',
@@ -19,7 +24,8 @@ export const invoicesGetAll = defineProcedure({
   exposed: true,
   description: 'A page of invoices, newest first, each with its line items and totals in minor units.',
   input: invoicesGetAllInput,
-  async handler({ ctx, input }) {
+  output: invoicesGetAllOutput,
+  async handler({ ctx, input }): Promise<z.input<typeof invoicesGetAllOutput>> {
     const page = { page: input.page, pageSize: input.pageSize };
     const filters = { status: input.status, clientId: input.clientId };
     const { invoices, total } = await invoicesQueries.list(ctx.db, ctx.orgId, filters, page);

@@ -2,6 +2,7 @@ import { defineProcedure } from '../../rpc/define-procedure';
 import { idOf, objectOf } from '../shared/fields';
 import { dateTimeWhere } from '../shared/format-fields';
 import { changeInvoiceStatus } from './change-status';
+import { invoiceOutput, type InvoiceOutput } from './invoice.schema';
 
 /** Allowance for a caller whose clock runs slightly ahead of the server's and sends "now". */
 const CLOCK_SKEW_MS = 60_000;
@@ -18,7 +19,8 @@ export const invoicesMarkPaid = defineProcedure({
   exposed: true,
   description: 'Marks a SENT invoice as PAID, at paidAt (not in the future) or now.',
   input: invoicesMarkPaidInput,
-  handler({ ctx, input }) {
+  output: invoiceOutput,
+  handler({ ctx, input }): Promise<InvoiceOutput> {
     return changeInvoiceStatus(ctx, input.id, 'markPaid', { paidAt: input.paidAt ?? 'now' });
   },
 });

@@ -7,6 +7,7 @@ import { referenceTo } from '../shared/references';
 import { assertUnchangedSince, expectedUpdatedAtField } from '../shared/concurrency';
 import { currencyField, dateField } from '../shared/format-fields';
 import { invoiceNotFound, itemsField } from './invoice-fields';
+import { invoiceOutput, type InvoiceOutput } from './invoice.schema';
 
 /** Absent means unchanged; `items`, when given, replaces every line. */
 export const invoicesUpdateInput = objectOf({
@@ -25,7 +26,8 @@ export const invoicesUpdate = defineProcedure({
   exposed: true,
   description: 'Changes a DRAFT invoice: client, currency, due date, or all its line items at once.',
   input: invoicesUpdateInput,
-  async handler({ ctx, input }) {
+  output: invoiceOutput,
+  async handler({ ctx, input }): Promise<InvoiceOutput> {
     return ctx.db.transaction(async (trx) => {
       const current = await invoicesQueries.lockForUpdate(trx, ctx.orgId, input.id);
       if (!current) throw invoiceNotFound(input.id);

@@ -4,6 +4,7 @@ import { idOf, objectOf } from '../shared/fields';
 import { notInWorkspace, referenceTo } from '../shared/references';
 import { recordEvents } from '../../events/record-events';
 import { leadChangeEvents } from './lead-events';
+import { leadOutput, type LeadOutput } from './lead.schema';
 
 export const leadsAssignInput = objectOf({
   id: idOf('lead'),
@@ -18,7 +19,8 @@ export const leadsAssign = defineProcedure({
   exposed: true,
   description: 'Gives a lead to a member of the workspace, or unassigns it with null.',
   input: leadsAssignInput,
-  async handler({ ctx, input }) {
+  output: leadOutput,
+  async handler({ ctx, input }): Promise<LeadOutput> {
     return ctx.db.transaction(async (trx) => {
       const current = await leads.lockForUpdate(trx, ctx.orgId, input.id);
       if (!current) throw notInWorkspace('leads', input.id);

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
 import * as leads from '../../db/leads';
 import * as clientsQueries from '../../db/clients';
@@ -8,12 +9,19 @@ import { notInWorkspace, referenceTo } from '../shared/references';
 import { recordEvents } from '../../events/record-events';
 import { leadChangeEvents } from './lead-events';
 import { embedIfReadable } from '../../auth/readable-embeds';
+import { clientOutput, clientReferenceOutput } from '../clients/client.schema';
+import { leadOutput } from './lead.schema';
 
 export const leadsConvertInput = objectOf({
   id: idOf('lead'),
   /** An existing client to link; without it the lead's linked client, or a new one from its contact. */
   clientId: referenceTo('clients').optional(),
 });
+
+/** The converted lead, and its client: whole for a key with `clients.read`, else by id only. */
+export const leadsConvertOutput = z
+  .strictObject({ lead: leadOutput, client: z.union([clientOutput, clientReferenceOutput]) })
+  .meta({ description: 'The lead, now CONVERTED, and the client it is linked to.' });
 
 export const leadsConvert = defineProcedure({
   name: 'leads.convert',
@@ -22,7 +30,8 @@ export const leadsConvert = defineProcedure({
   exposed: true,
   description: 'Converts a lead: links the given client or creates one from its contact, and sets CONVERTED (final). The answer carries the client whole for a key with clients.read, else its id only.',
   input: leadsConvertInput,
-  async handler({ ctx, input }) {
+  output: leadsConvertOutput,
+  async handler({ ctx, input }): Promise<z.input<typeof leadsConvertOutput>> {
     return ctx.db.transaction(async (trx) => {
       const current = await leads.lockForUpdate(trx, ctx.orgId, input.id);
       if (!current) throw notInWorkspace('leads', input.id);

@@ -7,17 +7,18 @@ import { enumOf, listOf, objectOf, requiredText, text } from '../shared/fields';
 import { dateTimeField, emailField, phoneField } from '../shared/format-fields';
 import { referenceTo } from '../shared/references';
 import { recordEvents } from '../../events/record-events';
+import { leadOutput, type LeadOutput } from './lead.schema';
 
 export const leadsCreateInput = objectOf({
-  name: requiredText(200),
+  name: requiredText(200, { example: 'Ana Souza' }),
   /** The primary phone (read in the workspace's region, answered in E.164); `phones` adds more. */
   phone: phoneField,
   email: emailField.optional(),
   phones: listOf(phoneField, { of: 'phone numbers', max: 20 }).optional(),
   emails: listOf(emailField, { of: 'email addresses', max: 20 }).optional(),
-  company: text(200).nullable().optional(),
-  source: text(200).nullable().optional(),
-  notes: text(10_000).nullable().optional(),
+  company: text(200, { example: 'Acme Ltd' }).nullable().optional(),
+  source: text(200, { example: 'website' }).nullable().optional(),
+  notes: text(10_000, { example: 'Asked for a call back after 3 pm' }).nullable().optional(),
   status: enumOf(INITIAL_LEAD_STATUSES).optional(),
   nextCallAt: dateTimeField.nullable().optional(),
   assignedToId: referenceTo('orgMembers').nullable().optional(),
@@ -30,7 +31,8 @@ export const leadsCreate = defineProcedure({
   exposed: true,
   description: 'Creates a lead and its contact; phones are stored in E.164, emails lowercased.',
   input: leadsCreateInput,
-  async handler({ ctx, input }) {
+  output: leadOutput,
+  async handler({ ctx, input }): Promise<LeadOutput> {
     const phones = uniqueInOrder([input.phone, ...(input.phones ?? [])]);
     const emails = uniqueInOrder([...(input.email ? [input.email] : []), ...(input.emails ?? [])]);
     return ctx.db.transaction(async (trx) => {

@@ -1,8 +1,10 @@
+import type { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
 import { notInWorkspace } from '../shared/references';
 import * as leads from '../../db/leads';
 import { idOf, objectOf } from '../shared/fields';
 import { recordEvents } from '../../events/record-events';
+import { leadDeletedOutput } from './lead.schema';
 
 export const leadsDelete = defineProcedure({
   name: 'leads.delete',
@@ -11,7 +13,8 @@ export const leadsDelete = defineProcedure({
   exposed: true,
   description: 'Deletes a lead; its contact stays, as a contact of the workspace.',
   input: objectOf({ id: idOf('lead') }),
-  async handler({ ctx, input }) {
+  output: leadDeletedOutput,
+  async handler({ ctx, input }): Promise<z.input<typeof leadDeletedOutput>> {
     return ctx.db.transaction(async (trx) => {
       // The lead as it was, locked, so the event carries what was deleted.
       if (!(await leads.lockForUpdate(trx, ctx.orgId, input.id))) throw notInWorkspace('leads', input.id);

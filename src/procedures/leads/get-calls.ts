@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
 import { notInWorkspace } from '../shared/references';
 import * as leads from '../../db/leads';
@@ -5,6 +6,10 @@ import { existsInWorkspace } from '../../db/references';
 import { toPage } from '../../db/pagination';
 import { idOf, objectOf } from '../shared/fields';
 import { pageFields } from '../shared/pagination.schema';
+import { pageOutput } from '../shared/output-fields';
+import { leadCallOutput } from './lead.schema';
+
+export const leadsGetCallsOutput = pageOutput(leadCallOutput);
 
 export const leadsGetCallsInput = objectOf({ id: idOf('lead'), ...pageFields });
 
@@ -15,7 +20,8 @@ export const leadsGetCalls = defineProcedure({
   exposed: true,
   description: "A page of a lead's call history, newest first.",
   input: leadsGetCallsInput,
-  async handler({ ctx, input }) {
+  output: leadsGetCallsOutput,
+  async handler({ ctx, input }): Promise<z.input<typeof leadsGetCallsOutput>> {
     // A lead without calls is an empty page; one not in the workspace is a 404, never an empty page.
     if (!(await existsInWorkspace(ctx.db, 'leads', ctx.orgId, input.id))) throw notInWorkspace('leads', input.id);
     const page = { page: input.page, pageSize: input.pageSize };

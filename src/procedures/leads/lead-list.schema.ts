@@ -8,7 +8,7 @@ import { pageFields, queryPageFields } from '../shared/pagination.schema';
 /** Filters shared by `leads.getAll` and `GET /api/v1/leads`. */
 const filterFields = {
   status: enumOf(LEAD_STATUSES).optional(),
-  search: text(200).optional(),
+  search: text(200, { example: 'Acme' }).optional(),
   /** A member's id, or `unassigned` for leads without one. */
   assignedToId: idOf('mem', { orUnassigned: true }).optional(),
   /** `pagination.nextCursor` of the previous page: a keyset walk instead of page numbers. */
@@ -22,8 +22,12 @@ function eitherPageOrCursor(value: { page?: number; cursor?: string }, ctx: z.Re
   }
 }
 
+/** What JSON Schema can say of eitherPageOrCursor, for the OpenAPI document. */
+const PAGE_OR_CURSOR = { not: { properties: { page: {}, cursor: {} }, required: ['page', 'cursor'] }, description: 'Filters and a page; give either `page` or `cursor`, not both.' };
+
 export const leadsGetAllInput = objectOf({ ...filterFields, page: pageFields.page.unwrap().optional(), pageSize: pageFields.pageSize })
   .superRefine(eitherPageOrCursor)
+  .meta(PAGE_OR_CURSOR)
   .prefault({});
 
 /** The REST list's query string: the same filters, page numbers parsed from text. */

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
 import { notInWorkspace } from '../shared/references';
 import * as leads from '../../db/leads';
@@ -6,14 +7,20 @@ import { enumOf, idOf, objectOf, text } from '../shared/fields';
 import { dateTimeField } from '../shared/format-fields';
 import { recordEvents } from '../../events/record-events';
 import { leadChangeEvents } from './lead-events';
+import { leadCallOutput, leadOutput } from './lead.schema';
 
 export const leadsLogCallInput = objectOf({
   id: idOf('lead'),
   outcome: enumOf(CALL_OUTCOMES),
-  notes: text(10_000).nullable().optional(),
+  notes: text(10_000, { example: 'Interested in the annual plan; call back on Thursday' }).nullable().optional(),
   /** When to call next; absent or null clears the lead's next call. */
   nextCallAt: dateTimeField.nullable().optional(),
 });
+
+/** The call just logged, and the lead as it now is (its status the call's outcome). */
+export const leadsLogCallOutput = z
+  .strictObject({ call: leadCallOutput, lead: leadOutput })
+  .meta({ description: 'The call just logged and the lead it moved.' });
 
 export const leadsLogCall = defineProcedure({
   name: 'leads.logCall',
@@ -22,7 +29,8 @@ export const leadsLogCall = defineProcedure({
   exposed: true,
   description: "Records a call attempt, sets the lead's status to its outcome and its next call (absent clears it).",
   input: leadsLogCallInput,
-  async handler({ ctx, input }) {
+  output: leadsLogCallOutput,
+  async handler({ ctx, input }): Promise<z.input<typeof leadsLogCallOutput>> {
     const nextCallAt = input.nextCallAt ?? null;
     return ctx.db.transaction(async (trx) => {
       const current = await leads.lockForUpdate(trx, ctx.orgId, input.id);

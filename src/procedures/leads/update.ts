@@ -9,16 +9,17 @@ import { notInWorkspace, referenceTo } from '../shared/references';
 import { assertUnchangedSince, expectedUpdatedAtField } from '../shared/concurrency';
 import { recordEvents, type EventDraft } from '../../events/record-events';
 import { leadChangeEvents } from './lead-events';
+import { leadOutput, type LeadOutput } from './lead.schema';
 
 /** Absent means unchanged; null clears a nullable field. */
 export const leadsUpdateInput = objectOf({
   id: idOf('lead'),
-  name: requiredText(200).optional(),
+  name: requiredText(200, { example: 'Ana Souza' }).optional(),
   phones: listOf(phoneField, { of: 'phone numbers', max: 20 }).optional(),
   emails: listOf(emailField, { of: 'email addresses', max: 20 }).optional(),
-  company: text(200).nullable().optional(),
-  source: text(200).nullable().optional(),
-  notes: text(10_000).nullable().optional(),
+  company: text(200, { example: 'Acme Ltd' }).nullable().optional(),
+  source: text(200, { example: 'referral' }).nullable().optional(),
+  notes: text(10_000, { example: 'Interested in the annual plan; call back on Thursday' }).nullable().optional(),
   status: enumOf(LEAD_STATUSES).optional(),
   nextCallAt: dateTimeField.nullable().optional(),
   assignedToId: referenceTo('orgMembers').nullable().optional(),
@@ -33,7 +34,8 @@ export const leadsUpdate = defineProcedure({
   exposed: true,
   description: 'Changes the given fields of a lead (and its contact); absent fields stay, null clears.',
   input: leadsUpdateInput,
-  async handler({ ctx, input }) {
+  output: leadOutput,
+  async handler({ ctx, input }): Promise<LeadOutput> {
     const phones = input.phones && uniqueInOrder(input.phones);
     const emails = input.emails && uniqueInOrder(input.emails);
     return ctx.db.transaction(async (trx) => {

@@ -6,6 +6,7 @@ import { AppError } from '../../errors/app-error';
 import { objectOf, requiredText, withKind } from '../shared/fields';
 import { expected } from '../shared/expected';
 import { assertUnchangedSince, expectedUpdatedAtField } from '../shared/concurrency';
+import { organisationOutput, type OrganisationOutput } from './organisation.schema';
 
 /** A region phones can be read in: an ISO 3166 code that libphonenumber knows (so `ZZ` is refused). */
 const REGION = 'a two-letter country code phone numbers can be read in, e.g. GB';
@@ -16,7 +17,8 @@ const phoneRegionField = withKind(
     .max(16)
     .trim()
     .toUpperCase()
-    .refine((region) => /^[A-Z]{2}$/.test(region) && isSupportedCountry(region)),
+    .refine((region) => /^[A-Z]{2}$/.test(region) && isSupportedCountry(region))
+    .meta({ examples: ['GB'] }),
 );
 
 export const organisationUpdate = defineProcedure({
@@ -27,11 +29,12 @@ export const organisationUpdate = defineProcedure({
   exposed: false,
   description: "Changes the workspace's name or default phone region (app only).",
   input: objectOf({
-    name: requiredText(200).optional(),
+    name: requiredText(200, { example: 'Acme Ltd' }).optional(),
     phoneRegion: phoneRegionField.optional(),
     expectedUpdatedAt: expectedUpdatedAtField,
   }),
-  async handler({ ctx, input }) {
+  output: organisationOutput,
+  async handler({ ctx, input }): Promise<OrganisationOutput> {
     return ctx.db.transaction(async (trx) => {
       const current = await orgsQueries.lockForUpdate(trx, ctx.orgId);
       if (!current) throw new AppError('NOT_FOUND', 'No such workspace');

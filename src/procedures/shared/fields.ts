@@ -20,6 +20,28 @@ export function withKind<T extends z.ZodType>(kind: FieldKind, schema: T): T {
   return schema;
 }
 
+/**
+ * What a field shows in the OpenAPI document, the playground and generated clients: a realistic
+ * example (never one drawn from a pattern) and any constraint the server enforces that zod's own
+ * JSON Schema leaves out (a format, a pattern, a list of codes). zod's `meta` makes a copy: a
+ * builder documents its schema before it records the kind.
+ */
+export interface FieldDocs {
+  examples?: unknown[];
+  format?: string;
+  pattern?: string;
+  enum?: readonly unknown[];
+  description?: string;
+}
+
+export function documented<T extends z.ZodType>(schema: T, docs: FieldDocs | undefined): T {
+  if (!docs) return schema;
+  const meta = Object.fromEntries(Object.entries(docs).filter(([, value]) => value !== undefined));
+  return Object.keys(meta).length === 0 ? schema : (schema.meta(meta) as T);
+}
+
+const examplesOf = (example: unknown): FieldDocs | undefined => (example === undefined ? undefined : { examples: [example] });
+
 /** PostgreSQL's `text` refuses the NUL character: refused here with a 400 rather than a 500 there. */
 const NO_NUL = /^[^\u0000]*$/;
 /** An unpaired UTF-16 surrogate (from a JSON `"\ud800"` escape) would be stored as U+FFFD, silently changed. */
@@ -38,16 +60,16 @@ export function words(what: string, longest = what) {
 }
 
 /** Strings PostgreSQL can store as given, at most `maxLength` characters (`min` of them, when given). */
-export function text(maxLength: number, options: { min?: number; what?: string } = {}) {
+export function text(maxLength: number, options: { min?: number; what?: string; example?: string } = {}) {
   const what = options.what ?? `text of ${options.min ? `${options.min} to ` : 'at most '}${maxLength} characters`;
   const schema = storable(z.string({ error: words(what) }).max(maxLength));
-  return withKind('text', options.min ? schema.min(options.min) : schema);
+  return withKind('text', documented(options.min ? schema.min(options.min) : schema, examplesOf(options.example)));
 }
 
 /** A required, non-blank string, trimmed. */
-export function requiredText(maxLength: number) {
+export function requiredText(maxLength: number, options: { example?: string } = {}) {
   const what = `non-blank text of at most ${maxLength} characters`;
-  return withKind('text', storable(z.string({ error: words(what) }).trim().min(1).max(maxLength)));
+  return withKind('text', documented(storable(z.string({ error: words(what) }).trim().min(1).max(maxLength)), examplesOf(options.example)));
 }
 
 const ID_NOUNS: Record<IdPrefix, string> = {
@@ -56,6 +78,8 @@ const ID_NOUNS: Record<IdPrefix, string> = {
 };
 /** What ids look like (src/domain/ids.ts: a prefix and 22 base62 characters); any text is taken. */
 const ID_EXAMPLE = '3kTMd9VbX2qLr7NwY5pHcZ';
+/** The example id of a record kind, as documents and output examples show it. */
+export const exampleIdOf = (prefix: IdPrefix): string => `${prefix}_${ID_EXAMPLE}`;
 const MAX_ID_LENGTH = 64;
 
 function idSchema(what: string, longest: string) {
@@ -71,7 +95,8 @@ export function idOf(prefix: IdPrefix, options: { orUnassigned?: boolean } = {})
   const noun = ID_NOUNS[prefix];
   const example = `e.g. ${prefix}_${ID_EXAMPLE}${options.orUnassigned ? ', or "unassigned"' : ''}`;
   const article = /^[aeiouAEIOU]/.test(noun) ? 'an' : 'a';
-  return withKind('id', idSchema(`${article} ${noun} id, ${example}`, `${article} ${noun} id of at most ${MAX_ID_LENGTH} characters, ${example}`));
+  const schema = idSchema(`${article} ${noun} id, ${example}`, `${article} ${noun} id of at most ${MAX_ID_LENGTH} characters, ${example}`);
+  return withKind('id', documented(schema, { examples: [exampleIdOf(prefix)] }));
 }
 
 /** An id whose kind the input does not fix (the developer routes' paths); procedures use idOf. */
@@ -88,8 +113,8 @@ function wholeNumberSchema(min: number, max: number | undefined, what = 'a whole
   return max === undefined ? schema : schema.max(max);
 }
 
-export function wholeNumber(min: number, max: number | undefined, what?: string, note?: string) {
-  return withKind('wholeNumber', wholeNumberSchema(min, max, what, note));
+export function wholeNumber(min: number, max: number | undefined, what?: string, note?: string, example?: number) {
+  return withKind('wholeNumber', documented(wholeNumberSchema(min, max, what, note), examplesOf(example)));
 }
 
 /** A whole number at least `min` where more than `clampAt` is read as `clampAt` (page sizes, as the spec says). */

@@ -1,11 +1,11 @@
 /** The field builders of values with a format: each message names the format and shows an example. */
 import { z } from 'zod';
 import { phoneExample, toE164 } from '../../domain/phone';
-import { isCurrencyCode } from '../../domain/money';
-import { isTimeZone } from '../dashboard/calendar';
+import { CURRENCY_CODES, isCurrencyCode } from '../../domain/money';
+import { IANA_NAME, isTimeZone } from '../dashboard/calendar';
 import { parseContext, parseContextIfAny } from '../../rpc/parse-context';
 import { expected, expectedLength } from './expected';
-import { storable, withKind, words } from './fields';
+import { documented, storable, withKind, words } from './fields';
 
 const EMAIL = 'an email address, e.g. ana@example.com';
 
@@ -17,7 +17,9 @@ export const emailField = withKind(
     .max(320) // bounds the work of trimming; the address itself is at most 254 (RFC 5321)
     .trim()
     .toLowerCase()
-    .pipe(z.email({ error: words(EMAIL, `an email address of at most 254 characters`) }).max(254)),
+    .pipe(z.email({ error: words(EMAIL, `an email address of at most 254 characters`) }).max(254))
+    // zod's own address pattern (stricter than `format: email`), around the whitespace trimmed first.
+    .meta({ format: 'email', pattern: `^\\s*${z.regexes.email.source.slice(1, -1)}\\s*$`, examples: ['ana@example.com'] }),
 );
 
 /** What a phone field takes, with the workspace region's own example when a parse is under way. */
@@ -52,7 +54,8 @@ export const phoneField = withKind(
     if (e164) return e164;
     ctx.addIssue({ code: 'custom', message: expected(phoneExpectation(region), raw), input: raw });
     return z.NEVER;
-  }),
+    // `format: phone` (not a JSON Schema format): whether a number exists in a region is libphonenumber's call, which no pattern says.
+  }).meta({ format: 'phone', examples: ['+447400123456'], description: "E.164, or the national format of the workspace's region; answered in E.164." }),
 );
 
 const DATE_TIME = 'an ISO 8601 date-time with a time zone, e.g. 2026-12-03T10:00:00Z';
@@ -69,11 +72,13 @@ function dateTimeSchema() {
     .refine((d) => d.getUTCFullYear() >= 1 && d.getUTCFullYear() <= 9999, { error: 'expected a date-time between the years 0001 and 9999' });
 }
 
-export const dateTimeField = withKind('dateTime', dateTimeSchema());
+const DATE_TIME_DOCS = { format: 'date-time', examples: ['2026-12-03T10:00:00Z'] };
+
+export const dateTimeField = withKind('dateTime', documented(dateTimeSchema(), DATE_TIME_DOCS));
 
 /** A date-time that must also satisfy `accepts`; `what` says which ones do ("a date-time in the future"). */
 export function dateTimeWhere(accepts: (date: Date) => boolean, what: string) {
-  return withKind('dateTime', dateTimeSchema().refine(accepts, { error: (issue) => `expected ${what}, got ${(issue.input as Date).toISOString()}` }));
+  return withKind('dateTime', documented(dateTimeSchema().refine(accepts, { error: (issue) => `expected ${what}, got ${(issue.input as Date).toISOString()}` }), DATE_TIME_DOCS));
 }
 
 const FIRST_DATE = Date.UTC(1900, 0, 1);
@@ -99,7 +104,7 @@ function dateSchema() {
     .refine((date) => date.getTime() >= FIRST_DATE && date.getTime() <= LAST_DATE, { error: 'expected a date between 1900-01-01 and 9999-12-31' });
 }
 
-export const dateField = withKind('date', dateSchema());
+export const dateField = withKind('date', documented(dateSchema(), { examples: ['2030-01-31'] }));
 
 const CURRENCY = 'an ISO 4217 currency code in capitals, e.g. GBP';
 
@@ -117,7 +122,8 @@ export const currencyField = withKind(
         ? `expected the currency code in capitals: ${JSON.stringify(upper)}, not ${JSON.stringify(value)}`
         : expected(CURRENCY, value);
       ctx.addIssue({ code: 'custom', message });
-    }),
+    })
+    .meta({ enum: [...CURRENCY_CODES], examples: ['GBP'] }),
 );
 
 /** An IANA time zone name Intl knows (not an offset such as `+01:00`). */
@@ -126,5 +132,7 @@ export const timeZoneField = withKind(
   z
     .string({ error: words('an IANA time zone name, e.g. Europe/London or UTC') })
     .max(64, { abort: true })
-    .refine(isTimeZone, { error: (issue) => expected('an IANA time zone name, e.g. Europe/London or UTC (not an offset)', issue.input) }),
+    .refine(isTimeZone, { error: (issue) => expected('an IANA time zone name, e.g. Europe/London or UTC (not an offset)', issue.input) })
+    // Not an enum: Intl also takes the zones' older aliases (US/Eastern), which no list of it names.
+    .meta({ pattern: IANA_NAME.source, examples: ['Europe/London'], description: 'An IANA time zone name that Intl knows (not an offset).' }),
 );

@@ -4,6 +4,7 @@ import * as tasksQueries from '../../db/tasks';
 import { completeTask } from '../../domain/task-status';
 import { idOf, objectOf } from '../shared/fields';
 import { notInWorkspace } from '../shared/references';
+import { taskOutput, type TaskOutput } from './task.schema';
 
 export const tasksComplete = defineProcedure({
   name: 'tasks.complete',
@@ -12,7 +13,8 @@ export const tasksComplete = defineProcedure({
   exposed: true,
   description: 'Marks an OPEN task DONE, completed now; a task already DONE is a 409.',
   input: objectOf({ id: idOf('task') }),
-  async handler({ ctx, input }) {
+  output: taskOutput,
+  async handler({ ctx, input }): Promise<TaskOutput> {
     return ctx.db.transaction(async (trx) => {
       // Locked so that two concurrent completions cannot both succeed.
       const current = await tasksQueries.lockForUpdate(trx, ctx.orgId, input.id);

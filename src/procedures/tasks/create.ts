@@ -4,10 +4,11 @@ import * as tasksQueries from '../../db/tasks';
 import { objectOf, requiredText, text } from '../shared/fields';
 import { dateTimeField } from '../shared/format-fields';
 import { taskReferences } from './references';
+import { taskOutput, type TaskOutput } from './task.schema';
 
 export const tasksCreateInput = objectOf({
-  title: requiredText(500),
-  description: text(10_000).nullable().optional(),
+  title: requiredText(500, { example: 'Call Ana Souza about the renewal' }),
+  description: text(10_000, { example: 'She asked for the annual plan pricing before the call' }).nullable().optional(),
   dueAt: dateTimeField.nullable().optional(),
   leadId: taskReferences.leadId.nullable().optional(),
   clientId: taskReferences.clientId.nullable().optional(),
@@ -21,7 +22,8 @@ export const tasksCreate = defineProcedure({
   exposed: true,
   description: 'Creates an OPEN task, optionally due at a time and linked to a lead, a client and an assignee.',
   input: tasksCreateInput,
-  async handler({ ctx, input }) {
+  output: taskOutput,
+  async handler({ ctx, input }): Promise<TaskOutput> {
     return ctx.db.transaction(async (trx) => {
       const task = await tasksQueries.insert(trx, ctx.orgId, {
         title: input.title,

@@ -7,12 +7,13 @@ import { dateTimeField } from '../shared/format-fields';
 import { assertUnchangedSince, expectedUpdatedAtField } from '../shared/concurrency';
 import { notInWorkspace } from '../shared/references';
 import { taskReferences } from './references';
+import { taskOutput, type TaskOutput } from './task.schema';
 
 /** Absent means unchanged; null clears a nullable field. */
 export const tasksUpdateInput = objectOf({
   id: idOf('task'),
-  title: requiredText(500).optional(),
-  description: text(10_000).nullable().optional(),
+  title: requiredText(500, { example: 'Call Ana Souza about the renewal' }).optional(),
+  description: text(10_000, { example: 'She asked for the annual plan pricing before the call' }).nullable().optional(),
   dueAt: dateTimeField.nullable().optional(),
   leadId: taskReferences.leadId.nullable().optional(),
   clientId: taskReferences.clientId.nullable().optional(),
@@ -28,7 +29,8 @@ export const tasksUpdate = defineProcedure({
   exposed: true,
   description: 'Changes the given fields of a task; status DONE stamps completedAt, OPEN reopens it and clears it.',
   input: tasksUpdateInput,
-  async handler({ ctx, input }) {
+  output: taskOutput,
+  async handler({ ctx, input }): Promise<TaskOutput> {
     return ctx.db.transaction(async (trx) => {
       const current = await tasksQueries.lockForUpdate(trx, ctx.orgId, input.id);
       if (!current) throw notInWorkspace('tasks', input.id);

@@ -4,7 +4,7 @@ import * as webhooksQueries from '../../db/webhooks';
 import { newEndpointSecret } from '../../webhooks/endpoint-secret';
 import { objectOf } from '../shared/fields';
 import {
-  MAX_ENDPOINTS_PER_WORKSPACE, assertCanSubscribe, endpointDescriptionField, endpointEventsField, endpointUrlField, ownerOf,
+  MAX_ENDPOINTS_PER_WORKSPACE, assertCanSubscribe, endpointCreatedOutput, endpointDescriptionField, endpointEventsField, endpointUrlField, ownerOf,
 } from './endpoint.schema';
 
 export const webhooksCreateInput = objectOf({
@@ -20,6 +20,7 @@ export const webhooksCreate = defineProcedure({
   exposed: true,
   description: 'Adds a webhook endpoint subscribed to event types (or "*"); answers its signing secret, shown only here.',
   input: webhooksCreateInput,
+  output: endpointCreatedOutput,
   async handler({ ctx, input }) {
     assertCanSubscribe(ctx.scopes, input.events);
     const secret = newEndpointSecret();

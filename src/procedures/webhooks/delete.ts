@@ -1,7 +1,9 @@
+import type { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
 import * as webhooksQueries from '../../db/webhooks';
 import { idOf, objectOf } from '../shared/fields';
 import { notInWorkspace } from '../shared/references';
+import { endpointDeletedOutput } from './endpoint.schema';
 
 export const webhooksDelete = defineProcedure({
   name: 'webhooks.delete',
@@ -10,7 +12,8 @@ export const webhooksDelete = defineProcedure({
   exposed: true,
   description: 'Deletes a webhook endpoint; its pending deliveries are never sent, and its delivery log goes with it.',
   input: objectOf({ id: idOf('wh') }),
-  async handler({ ctx, input }) {
+  output: endpointDeletedOutput,
+  async handler({ ctx, input }): Promise<z.input<typeof endpointDeletedOutput>> {
     if (!(await webhooksQueries.remove(ctx.db, ctx.orgId, input.id))) throw notInWorkspace('webhookEndpoints', input.id);
     return { id: input.id, deleted: true as const };
   },

@@ -8,6 +8,7 @@ import { webhookHostProblem, webhookUrlProblem } from '../../webhooks/url-safety
 import type { EndpointOwner } from '../../db/webhooks';
 import { enumOf, listOf, storable, text, withKind } from '../shared/fields';
 import { expected, expectedLength } from '../shared/expected';
+import { idOutput, textOutput, timestampOutput } from '../shared/output-fields';
 
 /** A workspace's endpoints are few by design; more is a 409 naming the limit. */
 export const MAX_ENDPOINTS_PER_WORKSPACE = 20;
@@ -30,7 +31,7 @@ const urlSchema = storable(z.string({ error: urlMessage }).trim().min(1).max(MAX
   const problem = webhookUrlProblem(url, parseContext().webhookUrlPolicy);
   if (problem) ctx.addIssue({ code: 'custom', message: `expected ${URL_EXPECTED} (this one ${problem})`, input: url });
   return url;
-});
+}).meta({ format: 'uri', examples: ['https://hooks.example.com/workspace'] });
 
 export const endpointUrlField = withFieldCheck(withKind('url', urlSchema), {
   failure: 'BAD_REQUEST',
@@ -40,7 +41,7 @@ export const endpointUrlField = withFieldCheck(withKind('url', urlSchema), {
   },
 });
 
-export const endpointDescriptionField = text(500).nullable();
+export const endpointDescriptionField = text(500, { example: 'Invoices for the accounting sync' }).nullable();
 
 /**
  * Known event types, or `"*"` alone. Duplicates are dropped (first occurrence kept) rather than
@@ -50,6 +51,8 @@ export const endpointEventsField = withKind(
   'list',
   listOf(enumOf([ALL_EVENTS, ...EVENT_TYPES], `a known event type or "${ALL_EVENTS}"`), { of: 'event types', min: 1, max: EVENT_TYPES.length + 1 })
     .refine((events) => !events.includes(ALL_EVENTS) || events.every((e) => e === ALL_EVENTS), { error: `expected "${ALL_EVENTS}" alone, or event types without it` })
+    // The refinement in JSON Schema: a list holding "*" holds nothing else (repeats are dropped).
+    .meta({ if: { contains: { const: ALL_EVENTS } }, then: { items: { const: ALL_EVENTS } }, examples: [['invoice.paid', 'invoice.created']] })
     .transform((events) => [...new Set(events)]),
 );
 
@@ -66,3 +69,49 @@ export function assertCanSubscribe(scopes: ReadonlySet<string>, events: readonly
 export function ownerOf(ctx: Pick<ProcedureContext, 'actor' | 'scopes'>): EndpointOwner {
   return { ownerKind: ctx.actor.kind, ownerId: ctx.actor.id, readScopes: EVENT_READ_SCOPES.filter((scope) => ctx.scopes.has(scope)) };
 }
+
+const endpointFields = {
+  id: idOutput('wh'),
+  url: z.string().meta({ format: 'uri', examples: ['https://hooks.example.com/workspace'] }),
+  description: textOutput('Invoices for the accounting sync').nullable(),
+  events: z
+    .array(z.enum([ALL_EVENTS, ...EVENT_TYPES]))
+    .meta({ description: `Event types, or ["${ALL_EVENTS}"] for every type the endpoint's owner may read.`, examples: [['invoice.sent', 'invoice.paid']] }),
+  enabled: z.boolean().meta({ examples: [true] }),
+  disabledReason: textOutput('Disabled automatically: every delivery attempt has failed since 2026-11-23T09:30:00.000Z')
+    .nullable()
+    .meta({ description: 'Why the service disabled it (failing for days); null otherwise.', examples: [null] }),
+  failingSince: timestampOutput('2026-11-23T09:30:00.000Z').nullable().meta({ description: 'Since when every attempt has failed; null while it answers.', examples: [null] }),
+  createdAt: timestampOutput('2026-11-20T14:05:00.000Z'),
+  updatedAt: timestampOutput('2026-11-26T09:30:00.000Z'),
+};
+
+/** A webhook endpoint as the API answers it (src/db/webhooks): never its signing secret. */
+export const endpointOutput = z.strictObject(endpointFields).meta({ description: 'A webhook endpoint, without its signing secret.' });
+
+export type EndpointOutput = z.input<typeof endpointOutput>;
+
+const secretOutput = z
+  .string()
+  .meta({ description: 'The signing secret (whsec_ and 32 base62 characters): shown only in this answer.', examples: ['whsec_9fKq2LmXv7RtB3nZc8HdW5yJp1sGa4Ue'] });
+
+/** webhooks.create: the new endpoint and its signing secret, answered this once. */
+export const endpointCreatedOutput = z
+  .strictObject({ ...endpointFields, secret: secretOutput })
+  .meta({ description: 'A new webhook endpoint with its signing secret, shown only in this answer.' });
+
+/** webhooks.rotateSecret: the endpoint, its new secret (answered this once), and until when the replaced one stays valid. */
+export const endpointRotatedOutput = z
+  .strictObject({
+    ...endpointFields,
+    secret: secretOutput,
+    previousSecretExpiresAt: timestampOutput('2026-11-26T10:30:00.000Z')
+      .nullable()
+      .meta({ description: 'Until when the replaced secret also signs deliveries; null when it stopped at once.' }),
+  })
+  .meta({ description: 'A webhook endpoint with its new signing secret, shown only in this answer.' });
+
+/** What webhooks.delete answers. */
+export const endpointDeletedOutput = z
+  .strictObject({ id: idOutput('wh'), deleted: z.literal(true) })
+  .meta({ description: 'The id of the deleted webhook endpoint.' });

@@ -5,12 +5,16 @@ import { toPage } from '../../db/pagination';
 import { enumOf, idOf, objectOf } from '../shared/fields';
 import { pageFields } from '../shared/pagination.schema';
 import { notInWorkspace } from '../shared/references';
+import { pageOutput } from '../shared/output-fields';
+import { DELIVERY_STATUSES, deliveryOutput } from './delivery.schema';
 
 export const webhooksGetDeliveriesInput = objectOf({
   id: idOf('wh'),
-  status: enumOf(['pending', 'succeeded', 'failed']).optional(),
+  status: enumOf(DELIVERY_STATUSES).optional(),
   ...pageFields,
 });
+
+export const webhooksGetDeliveriesOutput = pageOutput(deliveryOutput).meta({ description: "A page of a webhook endpoint's deliveries, newest first." });
 
 export const webhooksGetDeliveries = defineProcedure({
   name: 'webhooks.getDeliveries',
@@ -19,6 +23,7 @@ export const webhooksGetDeliveries = defineProcedure({
   exposed: true,
   description: "A page of a webhook endpoint's deliveries, newest first, each with its attempts (status code, duration, error, response excerpt).",
   input: webhooksGetDeliveriesInput,
+  output: webhooksGetDeliveriesOutput,
   async handler({ ctx, input }) {
     const { id, status, page, pageSize } = input;
     if (!(await webhooksQueries.getById(ctx.db, ctx.orgId, id))) throw notInWorkspace('webhookEndpoints', id);

@@ -3,7 +3,9 @@ import * as webhooksQueries from '../../db/webhooks';
 import { booleanField, idOf, objectOf } from '../shared/fields';
 import { assertUnchangedSince, expectedUpdatedAtField } from '../shared/concurrency';
 import { notInWorkspace } from '../shared/references';
-import { assertCanSubscribe, endpointDescriptionField, endpointEventsField, endpointUrlField, ownerOf } from './endpoint.schema';
+import {
+  assertCanSubscribe, endpointDescriptionField, endpointEventsField, endpointOutput, endpointUrlField, ownerOf,
+} from './endpoint.schema';
 
 /** Absent means unchanged; description null clears it. */
 export const webhooksUpdateInput = objectOf({
@@ -22,6 +24,7 @@ export const webhooksUpdate = defineProcedure({
   exposed: true,
   description: 'Changes the given fields of a webhook endpoint; enabled: true also clears its failure state.',
   input: webhooksUpdateInput,
+  output: endpointOutput,
   async handler({ ctx, input }) {
     return ctx.db.transaction(async (trx) => {
       const current = await webhooksQueries.lockForUpdate(trx, ctx.orgId, input.id);

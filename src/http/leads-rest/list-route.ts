@@ -1,14 +1,14 @@
 import express, { type Router } from 'express';
-import { assertScope, type Principal } from '../auth/principal';
-import { fromZodError } from '../errors/zod-issues';
-import { invalidInput } from '../errors/app-error';
-import * as leads from '../db/leads';
-import { leadsListQuery, toLeadListFilters } from '../procedures/leads/lead-list.schema';
-import type { Db } from '../db/knex';
-import { recordPrincipal } from '../observability/request-principal';
-import { authenticateWithinLimits } from '../ratelimit/authenticate-within-limits';
-import type { RateLimiter } from '../ratelimit/rate-limiter';
-import { sendJson } from './send-json';
+import { assertScope, type Principal } from '../../auth/principal';
+import { fromZodError } from '../../errors/zod-issues';
+import { invalidInput } from '../../errors/app-error';
+import * as leads from '../../db/leads';
+import { leadsListQuery, toLeadListFilters } from '../../procedures/leads/lead-list.schema';
+import type { Db } from '../../db/knex';
+import { recordPrincipal } from '../../observability/request-principal';
+import { authenticateWithinLimits } from '../../ratelimit/authenticate-within-limits';
+import type { RateLimiter } from '../../ratelimit/rate-limiter';
+import { sendJson } from '../send-json';
 
 /**
  * `GET /api/v1/leads`: the plain-REST list. Same data module (src/db/leads) and filters as `leads.getAll`;

@@ -1,0 +1,128 @@
+import express, { type Request, type Response, type Router } from 'express';
+import { AppError, invalidInput } from '../../errors/app-error';
+import type { Principal } from '../../auth/principal';
+import * as leads from '../../db/leads';
+import { runProcedure, type DispatchDeps, type ProcedureCall } from '../../rpc/dispatch';
+import type { AnyProcedure } from '../../rpc/registry';
+import { recordPrincipal } from '../../observability/request-principal';
+import { authenticateWithinLimits } from '../../ratelimit/authenticate-within-limits';
+import type { RateLimiter } from '../../ratelimit/rate-limiter';
+import { readRawBody } from '../read-raw-body';
+import { ifMatchHolds, isNotModified, leadEtag } from './lead-etag';
+import { bodyBytesOf, readRestBody } from './rest-body';
+import { LEADS_PATH, restFormat, sendRestAnswer } from './rest-answers';
+
+type LeadRoutesDeps = DispatchDeps & { rateLimiter?: RateLimiter };
+
+/** Fields of `leads.update` a PATCH body may not carry: the path names the lead, If-Match the version. */
+const NOT_IN_PATCH: Record<string, string> = {
+  id: 'the lead is the one in the path: leave id out of the body',
+  expectedUpdatedAt: "send the lead's ETag as If-Match instead",
+};
+
+/**
+ * `POST /api/v1/leads` and `GET|PATCH|DELETE /api/v1/leads/{id}`: plain-REST faces of `leads.create`,
+ * `leads.getById`, `leads.update` and `leads.delete`, run by the dispatcher's runProcedure so the
+ * field rules, messages, idempotency and output checks are the action endpoints'. As for the REST
+ * list, no maximum-tier rule (the spec sets it for action endpoints only).
+ */
+export function leadRoutes(deps: LeadRoutesDeps, bodyLimit: string): Router {
+  const router = express.Router({ caseSensitive: true });
+
+  /** The list's order: address budget -> authenticate -> the key's budget. */
+  const authenticate = (req: Request, res: Response): Promise<Principal> => {
+    const limits = deps.rateLimiter?.forCall(req.ip, (fields) => res.set(fields));
+    return authenticateWithinLimits(deps.authenticate, req.headers.authorization, limits, (principal) => recordPrincipal(res, principal));
+  };
+  const procedureNamed = (name: string): AnyProcedure => {
+    const procedure = deps.registry.get(name);
+    if (!procedure) throw new AppError('NOT_FOUND', `${name} is not served here`);
+    return procedure;
+  };
+  /**
+   * Runs a write and answers it. Its Idempotency-Key is stored under the route's own label (an RPC
+   * call under the same key is another request, never replayed here) with the REST answer.
+   */
+  const write = async (req: Request, res: Response, principal: Principal, name: string, rawInput: unknown, label: string, status: 200 | 201 | 204) => {
+    const format = restFormat(status);
+    const { output, answer } = await runProcedure(deps, {
+      procedure: procedureNamed(name),
+      rawInput,
+      principal,
+      idempotencyKey: req.headers['idempotency-key'] === undefined ? undefined : req.headersDistinct['idempotency-key'],
+      // The If-Match is part of what makes two requests the same: another version is another request.
+      body: withIfMatch(bodyBytesOf(req), req.headers['if-match']),
+      stored: { label, format },
+      precondition: ifMatchCheck(req, principal),
+    });
+    sendRestAnswer(res, answer ?? format.result(output));
+  };
+
+  router.post(LEADS_PATH, readRawBody(bodyLimit), async (req, res) => {
+    const principal = await authenticate(req, res);
+    const input = readRestBody(req, res);
+    await write(req, res, principal, 'leads.create', input, `POST ${LEADS_PATH}`, 201);
+  });
+
+  router.get(`${LEADS_PATH}/:id`, async (req, res) => {
+    const principal = await authenticate(req, res);
+    const { output } = await runProcedure(deps, { procedure: procedureNamed('leads.getById'), rawInput: { id: pathId(req) }, principal });
+    const etag = leadEtag(output as { id: string; updatedAt: Date });
+    const ifNoneMatch = req.headers['if-none-match'];
+    if (ifNoneMatch !== undefined && isNotModified(ifNoneMatch, etag)) {
+      res.set('ETag', etag).status(304).end();
+      return;
+    }
+    sendRestAnswer(res, { status: 200, body: output });
+  });
+
+  router.patch(`${LEADS_PATH}/:id`, readRawBody(bodyLimit), async (req, res) => {
+    const principal = await authenticate(req, res);
+    const patch = readRestBody(req, res);
+    const id = pathId(req);
+    await write(req, res, principal, 'leads.update', patchInput(id, patch), `PATCH ${LEADS_PATH}/${id}`, 200);
+  });
+
+  router.delete(`${LEADS_PATH}/:id`, async (req, res) => {
+    const principal = await authenticate(req, res);
+    const id = pathId(req);
+    await write(req, res, principal, 'leads.delete', { id }, `DELETE ${LEADS_PATH}/${id}`, 204);
+  });
+
+  return router;
+}
+
+/** `leads.update`'s input: the body's fields with the path's id. A body that is no object is left for the schema to refuse. */
+function patchInput(id: string, patch: unknown): unknown {
+  if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
+  const misplaced = Object.keys(NOT_IN_PATCH).filter((name) => Object.hasOwn(patch, name));
+  if (misplaced.length > 0) throw invalidInput(misplaced.map((name) => ({ path: [name], message: NOT_IN_PATCH[name]! })));
+  return { id, ...patch };
+}
+
+/**
+ * With If-Match: the lead is locked and its current ETag compared, in the write's transaction, so
+ * nothing changes between the check and the write. A lead changed since (or a tag that is not
+ * one of ours) is 412 and nothing is written; a lead not in the workspace is left to the
+ * handler's 404.
+ */
+function ifMatchCheck(req: Request, principal: Principal): ProcedureCall['precondition'] {
+  const ifMatch = req.headers['if-match'];
+  if (ifMatch === undefined || req.params.id === undefined) return undefined;
+  const id = pathId(req);
+  return async (trx) => {
+    const current = await leads.lockForUpdate(trx, principal.orgId, id);
+    if (current && !ifMatchHolds(ifMatch, leadEtag({ id, updatedAt: current.updatedAt }))) {
+      throw new AppError('PRECONDITION_FAILED', 'The lead has changed since the If-Match ETag was read (or the ETag is not one of its): read it again and retry');
+    }
+  };
+}
+
+/** The `:id` of a route: one path segment, so always a string. */
+function pathId(req: Request): string {
+  return req.params.id as string;
+}
+
+function withIfMatch(body: Buffer, ifMatch: string | undefined): Buffer {
+  return ifMatch === undefined ? body : Buffer.concat([body, Buffer.from(`\0If-Match: ${ifMatch}`)]);
+}
