@@ -16,12 +16,20 @@ const SUPERJSON_META: JsonSchema = {
 
 /**
  * `{"json": <input>, "meta"?: {...}}`: the request envelope of one procedure. A procedure whose
- * input may be left out also takes `meta` alone: superjson writes `undefined` as
- * `{"meta":{"values":["undefined"]}}`.
+ * input may be left out also takes superjson's `undefined`: `{"json":null,"meta":{"values":["undefined"]}}`
+ * (what the official client sends for no input), or `meta` alone.
  */
 export function requestEnvelope(input: JsonSchema, inputOptional = false): JsonSchema {
-  const envelope: JsonSchema = { type: 'object', properties: { json: input, meta: ref('SuperjsonMeta') } };
-  return inputOptional ? { ...envelope, anyOf: [{ required: ['json'] }, { required: ['meta'] }] } : { ...envelope, required: ['json'] };
+  const meta = ref('SuperjsonMeta');
+  if (!inputOptional) return { type: 'object', required: ['json'], properties: { json: input, meta } };
+  return {
+    type: 'object',
+    properties: { json: { anyOf: [input, { type: 'null' }] }, meta },
+    anyOf: [{ required: ['json'] }, { required: ['meta'] }],
+    // `json: null` is `undefined` only as `meta` says so.
+    if: { properties: { json: { type: 'null' } }, required: ['json'] },
+    then: { properties: { meta }, required: ['meta'] },
+  };
 }
 
 /** `{"result":{"data":{"json": <output>, "meta"?}}}`: a procedure's answer, its output as `output` describes it. */

@@ -1,4 +1,4 @@
-import { exampleIdOf } from '../procedures/shared/fields';
+import { idOf } from '../procedures/shared/fields';
 import { leadsGetAllInput } from '../procedures/leads/lead-list.schema';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../procedures/shared/pagination.schema';
 import { inputJsonSchema, type JsonSchema } from './json-schema';
@@ -60,7 +60,8 @@ const WRITE_ERRORS: ErrorCode[] = [
   'UNPROCESSABLE_CONTENT', 'TOO_MANY_REQUESTS', 'INTERNAL_SERVER_ERROR', 'SERVICE_UNAVAILABLE',
 ];
 
-const ID_PARAMETER = { name: 'id', in: 'path', required: true, description: "The lead's id.", schema: { type: 'string', minLength: 1, maxLength: 64, examples: [exampleIdOf('lead')] } };
+/** The path's id: the same field `leads.getById` takes as `id`. */
+const ID_PARAMETER = { name: 'id', in: 'path', required: true, description: "The lead's id.", schema: inputJsonSchema(idOf('lead')) };
 
 const ETAG_HEADER = {
   ETag: { description: "The lead's version, a strong quoted tag: send it as `If-Match` to update or delete only that version.", schema: { type: 'string' } },

@@ -3,7 +3,7 @@ import { toSearchTerm } from '../../domain/phone';
 import type { ClientListFilters } from '../../db/clients';
 import { objectOf, requiredText, text } from '../shared/fields';
 import { emailField, phoneField } from '../shared/format-fields';
-import { emailOutput, idOutput, phoneOutput, textOutput, timestampOutput } from '../shared/output-fields';
+import { deletedOutput, emailOutput, idOutput, phoneOutput, textOutput, timestampOutput } from '../shared/output-fields';
 import { pageFields } from '../shared/pagination.schema';
 import { referenceTo } from '../shared/references';
 
@@ -49,6 +49,4 @@ export const clientReferenceOutput = z
   .meta({ description: 'A client by id only (the caller may not read clients).' });
 
 /** What `clients.delete` answers. */
-export const clientDeletedOutput = z
-  .strictObject({ id: idOutput('cli'), deleted: z.literal(true) })
-  .meta({ description: 'The id of the client just deleted.' });
+export const clientDeletedOutput = deletedOutput('cli', 'client');

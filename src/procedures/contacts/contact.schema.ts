@@ -3,7 +3,7 @@ import { toSearchTerm } from '../../domain/phone';
 import type { ContactListFilters } from '../../db/contacts';
 import { listOf, objectOf, requiredText, text } from '../shared/fields';
 import { emailField, phoneField } from '../shared/format-fields';
-import { emailOutput, idOutput, phoneOutput, textOutput, timestampOutput } from '../shared/output-fields';
+import { deletedOutput, emailOutput, idOutput, phoneOutput, textOutput, timestampOutput } from '../shared/output-fields';
 import { pageFields } from '../shared/pagination.schema';
 
 /** The contact's own fields, as `contacts.create` and `contacts.update` take them (the same bounds as a lead's). */
@@ -40,6 +40,4 @@ export const contactOutput = z
 export type ContactOutput = z.input<typeof contactOutput>;
 
 /** What `contacts.delete` answers. */
-export const contactDeletedOutput = z
-  .strictObject({ id: idOutput('con'), deleted: z.literal(true) })
-  .meta({ description: 'The id of the contact just deleted.' });
+export const contactDeletedOutput = deletedOutput('con', 'contact');

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { INVOICE_STATUSES } from '../../domain/invoice-status';
-import { idOutput, integerOutput, textOutput, timestampOutput } from '../shared/output-fields';
+import { deletedOutput, idOutput, integerOutput, textOutput, timestampOutput } from '../shared/output-fields';
 
 /** A line as answered: money in integer minor units, `total` = quantity x unitPrice, computed by the server. */
 export const invoiceItemOutput = z
@@ -35,6 +35,4 @@ export const invoiceOutput = z
 export type InvoiceOutput = z.input<typeof invoiceOutput>;
 
 /** What invoices.delete answers. */
-export const invoiceDeletedOutput = z
-  .strictObject({ id: idOutput('inv'), deleted: z.literal(true) })
-  .meta({ description: 'The id of the deleted invoice.' });
+export const invoiceDeletedOutput = deletedOutput('inv', 'invoice');

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CALL_OUTCOMES, LEAD_STATUSES } from '../../domain/lead-status';
-import { emailOutput, idOutput, phoneOutput, textOutput, timestampOutput } from '../shared/output-fields';
+import { deletedOutput, emailOutput, idOutput, phoneOutput, textOutput, timestampOutput } from '../shared/output-fields';
 
 // What the leads procedures answer with (src/db/leads/shape.ts `toLead`, calls.ts `toLeadCall`).
 // The examples describe one lead: Ana Souza of Acme Ltd, contacted once, next call on 3 December.
@@ -45,6 +45,4 @@ export const leadCallOutput = z
 export type LeadCallOutput = z.input<typeof leadCallOutput>;
 
 /** What `leads.delete` answers. */
-export const leadDeletedOutput = z
-  .strictObject({ id: idOutput('lead'), deleted: z.literal(true) })
-  .meta({ description: 'The id of the lead just deleted.' });
+export const leadDeletedOutput = deletedOutput('lead', 'lead');

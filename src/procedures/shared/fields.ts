@@ -69,7 +69,8 @@ export function text(maxLength: number, options: { min?: number; what?: string; 
 /** A required, non-blank string, trimmed. */
 export function requiredText(maxLength: number, options: { example?: string } = {}) {
   const what = `non-blank text of at most ${maxLength} characters`;
-  return withKind('text', documented(storable(z.string({ error: words(what) }).trim().min(1).max(maxLength)), examplesOf(options.example)));
+  // `\S`: JSON Schema's way to say non-blank (the text is trimmed before its length is checked).
+  return withKind('text', documented(storable(z.string({ error: words(what) }).trim().min(1).max(maxLength)), { pattern: '\\S', ...examplesOf(options.example) }));
 }
 
 const ID_NOUNS: Record<IdPrefix, string> = {

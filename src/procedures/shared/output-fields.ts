@@ -14,6 +14,10 @@ export const idOutput = (prefix: IdPrefix) => z.string().meta({ examples: [examp
 /** A point in time: a Date in the answer (superjson's `meta` says so), an ISO 8601 string on the wire. */
 export const timestampOutput = (example = '2026-11-26T09:30:00.000Z') => z.date().meta({ examples: [example] });
 
+/** What a delete answers: `{ id, deleted: true }`. */
+export const deletedOutput = (prefix: IdPrefix, noun: string) =>
+  z.strictObject({ id: idOutput(prefix), deleted: z.literal(true) }).meta({ description: `The id of the ${noun} just deleted.` });
+
 /** Text with a realistic example. */
 export const textOutput = (example: string) => z.string().meta({ examples: [example] });
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { TASK_STATUSES } from '../../domain/task-status';
-import { idOutput, textOutput, timestampOutput } from '../shared/output-fields';
+import { deletedOutput, idOutput, textOutput, timestampOutput } from '../shared/output-fields';
 
 /**
  * A task as every tasks procedure answers it (src/db/tasks `toTask`). The examples describe one
@@ -25,6 +25,4 @@ export const taskOutput = z
 export type TaskOutput = z.input<typeof taskOutput>;
 
 /** What `tasks.delete` answers. */
-export const taskDeletedOutput = z
-  .strictObject({ id: idOutput('task'), deleted: z.literal(true) })
-  .meta({ description: 'The id of the task just deleted.' });
+export const taskDeletedOutput = deletedOutput('task', 'task');

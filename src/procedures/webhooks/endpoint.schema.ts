@@ -8,7 +8,7 @@ import { webhookHostProblem, webhookUrlProblem } from '../../webhooks/url-safety
 import type { EndpointOwner } from '../../db/webhooks';
 import { enumOf, listOf, storable, text, withKind } from '../shared/fields';
 import { expected, expectedLength } from '../shared/expected';
-import { idOutput, textOutput, timestampOutput } from '../shared/output-fields';
+import { deletedOutput, idOutput, textOutput, timestampOutput } from '../shared/output-fields';
 
 /** A workspace's endpoints are few by design; more is a 409 naming the limit. */
 export const MAX_ENDPOINTS_PER_WORKSPACE = 20;
@@ -31,7 +31,14 @@ const urlSchema = storable(z.string({ error: urlMessage }).trim().min(1).max(MAX
   const problem = webhookUrlProblem(url, parseContext().webhookUrlPolicy);
   if (problem) ctx.addIssue({ code: 'custom', message: `expected ${URL_EXPECTED} (this one ${problem})`, input: url });
   return url;
-}).meta({ format: 'uri', examples: ['https://hooks.example.com/workspace'] });
+}).meta({
+  format: 'uri',
+  // What the document can say of webhookUrlProblem: https, a host, no credentials, no fragment (trimmed first).
+  // A name's last label starts with a letter (one of digits is read as an IPv4 address), or an IPv4 address.
+  pattern: '^\\s*[Hh][Tt][Tt][Pp][Ss]://(?:(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\\.)*[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?|(?:(?:25[0-5]|2[0-4][0-9]|1?[0-9]?[0-9])\\.){3}(?:25[0-5]|2[0-4][0-9]|1?[0-9]?[0-9]))(?::[0-9]{1,4})?(?:[/?][^#]*)?\\s*$',
+  description: 'An https:// URL with a host, without credentials or a fragment; in production its host must resolve to public addresses only (checked when it is saved).',
+  examples: ['https://hooks.example.com/workspace'],
+});
 
 export const endpointUrlField = withFieldCheck(withKind('url', urlSchema), {
   failure: 'BAD_REQUEST',
@@ -112,6 +119,4 @@ export const endpointRotatedOutput = z
   .meta({ description: 'A webhook endpoint with its new signing secret, shown only in this answer.' });
 
 /** What webhooks.delete answers. */
-export const endpointDeletedOutput = z
-  .strictObject({ id: idOutput('wh'), deleted: z.literal(true) })
-  .meta({ description: 'The id of the deleted webhook endpoint.' });
+export const endpointDeletedOutput = deletedOutput('wh', 'webhook endpoint');
