@@ -9,6 +9,8 @@ ARG NODE_IMAGE=node:24-bookworm-slim
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
+# The npm workspace's manifest (the client package), which the lockfile names.
+COPY packages/client/package.json ./packages/client/
 # --ignore-scripts: no install script is needed to build (esbuild's and @scarf/scarf's are not),
 # and saying so keeps npm 10 on Node 22 images identical. --omit=optional: the embedded
 # database's PostgreSQL binaries (optional dependencies) are for `npm start` on a laptop; the
@@ -21,6 +23,7 @@ RUN npm run build
 FROM ${NODE_IMAGE} AS prod-deps
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
+COPY packages/client/package.json ./packages/client/
 RUN npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund && npm cache clean --force
 
 # runtime: compiled output and production node_modules, owned by root and run as `node`, so the

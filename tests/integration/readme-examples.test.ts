@@ -217,7 +217,7 @@ describe('README.md TypeScript examples', () => {
   let tsconfig: string;
 
   beforeAll(() => {
-    // Where the README saves them, `.tmp/<name>.ts` (git-ignored), so `../src/client` resolves as
+    // Where the README saves them, `.tmp/<name>.ts` (git-ignored), so `@workspace-api/client` resolves through tsconfig.json's `paths` as
     // written; names of this run's own, so parallel runs do not collide.
     const examplesDir = join(ROOT, '.tmp');
     mkdirSync(examplesDir, { recursive: true });

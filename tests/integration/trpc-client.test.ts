@@ -1,7 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import superjson from 'superjson';
-import { createTRPCUntypedClient, httpLink, TRPCClientError } from '@trpc/client';
+import { createTRPCClient, createTRPCUntypedClient, httpLink, TRPCClientError } from '@trpc/client';
+import type { AppRouter } from '../../packages/client/src';
 import { createTestContext } from '../helpers/test-app';
 import { createKey, createLead, createOrg, createWorkspace, unique } from '../helpers/factories';
 import { generateApiKeySecret } from '../../src/domain/api-key-secret';
@@ -46,6 +47,20 @@ function clientFor(key: string, urls: string[] = []) {
         transformer: superjson,
         headers: { Authorization: `Bearer ${key}` },
         fetch: recordingFetch(urls),
+      }),
+    ],
+  });
+}
+
+/** The official client typed by the package's `AppRouter`, as its README shows. */
+function typedClientFor(key: string) {
+  return createTRPCClient<AppRouter>({
+    links: [
+      httpLink({
+        url: `http://127.0.0.1:${port}/api/v1/rpc`,
+        transformer: superjson,
+        headers: { Authorization: `Bearer ${key}` },
+        fetch: recordingFetch([]),
       }),
     ],
   });
@@ -219,5 +234,48 @@ describe('authentication seen by @trpc/client', () => {
 
     expect(err.data).toMatchObject({ code: 'FORBIDDEN', httpStatus: 403 });
     expect(err.message).toMatch(/need the BUSINESS tier; this workspace is on PRO/);
+  });
+});
+
+describe('@trpc/client typed by AppRouter', () => {
+  // Never called: only type-checked (`tsc` fails if a `@ts-expect-error` line compiles).
+  function typeChecks(client: ReturnType<typeof typedClientFor>) {
+    // @ts-expect-error NEW is not a lead status
+    void client.leads.getAll.query({ status: 'NEW' });
+    // @ts-expect-error writes are mutations, not queries
+    void client.leads.create.query({ name: 'Ada', phone: '+442079460123' });
+    // @ts-expect-error app-only procedures are not in the router
+    void client.apiKeys.list.query();
+    void client.leads.getAll.query();
+    type Lead = Awaited<ReturnType<typeof client.leads.getById.query>>;
+    type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+    const datesAreDates: Same<[Lead['createdAt'], Lead['nextCallAt']], [Date, Date | null]> = true;
+    void datesAreDates;
+  }
+  void typeChecks;
+
+  it('reads and writes with typed inputs and outputs, Dates as Dates', async () => {
+    const ws = await createWorkspace(ctx.db);
+    const client = typedClientFor(ws.key);
+    const nextCallAt = new Date('2031-05-06T07:08:09.123Z');
+
+    const created = await client.leads.create.mutate({ name: unique('Ada'), phone: '+442079460123', nextCallAt });
+    const got = await client.leads.getById.query({ id: created.id });
+    const page = await client.leads.getAll.query({ status: 'NOT_CONTACTED' });
+
+    const createdAt: Date = got.createdAt;
+    expect(createdAt).toBeInstanceOf(Date);
+    expect(got.nextCallAt?.toISOString()).toBe('2031-05-06T07:08:09.123Z');
+    expect(page.data.map((lead) => lead.id)).toEqual([created.id]);
+  });
+
+  it('types the error data: code, httpStatus and issues', async () => {
+    const ws = await createWorkspace(ctx.db);
+
+    const err = (await rejectionOf(typedClientFor(ws.key).leads.create.mutate({ name: '', phone: '+442079460000' }))) as TRPCClientError<AppRouter>;
+
+    const issues = err.data?.issues;
+    expect(err.data?.code).toBe('BAD_REQUEST');
+    expect(issues).toEqual([{ path: ['name'], message: 'expected non-blank text of at most 200 characters, got empty text' }]);
   });
 });

@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import { createTestContext } from '../helpers/test-app';
 import { createKey, createLead, createOrg, createWorkspace, unique } from '../helpers/factories';
 import { generateApiKeySecret } from '../../src/domain/api-key-secret';
-import { createWorkspaceClient, WorkspaceApiError, type FetchLike } from '../../src/client';
+import { createWorkspaceClient, WorkspaceApiError, type FetchLike } from '../../packages/client/src';
 
 const ctx = createTestContext();
 let server: Server;
@@ -224,5 +224,72 @@ describe('typed client REST list', () => {
 
     expect(seen).toEqual([...first, ...added]);
     expect(urls.map((u) => new URL(u).searchParams.get('page'))).toEqual(['1', '2', '3']);
+  });
+});
+
+describe('typed client single-lead REST routes', () => {
+  it('creates, reads, updates under If-Match and deletes a lead, timestamps as Dates', async () => {
+    const ws = await createWorkspace(ctx.db);
+    const client = clientFor(ws.key);
+    const nextCallAt = new Date('2033-03-03T03:03:03.333Z');
+    const name = unique('Rest Ada');
+
+    const created = await client.leads.rest.create({ name, phone: '020 7946 0555', nextCallAt });
+
+    expect(created.lead).toMatchObject({ name, phones: ['+442079460555'], status: 'NOT_CONTACTED' });
+    expect(created.lead.createdAt).toBeInstanceOf(Date);
+    expect(created.lead.nextCallAt!.getTime()).toBe(nextCallAt.getTime());
+    expect(created.etag).toMatch(/^(W\/)?"/);
+
+    const read = await client.leads.rest.get(created.lead.id);
+
+    expect(read).toEqual(created);
+    expect(await client.leads.getById({ id: created.lead.id })).toEqual(read.lead);
+
+    const updated = await client.leads.rest.update(created.lead.id, { notes: 'called', nextCallAt: null }, { ifMatch: read.etag });
+
+    expect(updated.lead).toMatchObject({ id: created.lead.id, notes: 'called', nextCallAt: null });
+    expect(updated.etag).not.toBe(read.etag);
+    expect(await ctx.db('leads').where({ org_id: ws.org.id, id: created.lead.id }).first()).toMatchObject({ notes: 'called', next_call_at: null });
+
+    await client.leads.rest.delete(created.lead.id);
+
+    expect(await ctx.db('leads').where({ org_id: ws.org.id, id: created.lead.id }).first()).toBeUndefined();
+    const gone = await rejectionOf(client.leads.rest.get(created.lead.id));
+    expect(gone).toMatchObject({ code: 'NOT_FOUND', status: 404, path: `/api/v1/leads/${created.lead.id}` });
+  });
+
+  it('refuses an update whose If-Match is stale with PRECONDITION_FAILED (412), writing nothing', async () => {
+    const ws = await createWorkspace(ctx.db);
+    const client = clientFor(ws.key);
+    const { lead, etag } = await client.leads.rest.create({ name: unique('Stale'), phone: '+442079460556' });
+    await client.leads.rest.update(lead.id, { notes: 'first' }, { ifMatch: etag });
+
+    const err = await rejectionOf(client.leads.rest.update(lead.id, { notes: 'second' }, { ifMatch: etag }));
+
+    expect(err).toMatchObject({ code: 'PRECONDITION_FAILED', status: 412, httpStatus: 412 });
+    expect(err.requestId).toEqual(expect.any(String));
+    expect(await ctx.db('leads').where({ org_id: ws.org.id, id: lead.id }).first()).toMatchObject({ notes: 'first' });
+  });
+
+  it('sends an Idempotency-Key on every write and none on reads', async () => {
+    const ws = await createWorkspace(ctx.db);
+    const sent: { method: string; key: string | undefined }[] = [];
+    const recording: FetchLike = (url, init) => {
+      sent.push({ method: init.method, key: init.headers['Idempotency-Key'] });
+      return fetch(url, init);
+    };
+    const client = createWorkspaceClient({ baseUrl, apiKey: ws.key, fetch: recording });
+
+    const { lead } = await client.leads.rest.create({ name: unique('Keyed'), phone: '+442079460557' }, { idempotencyKey: 'create-keyed' });
+    await client.leads.rest.get(lead.id);
+    await client.leads.update({ id: lead.id, notes: 'x' });
+    await client.leads.rest.delete(lead.id);
+
+    expect(sent.map((s) => s.method)).toEqual(['POST', 'GET', 'POST', 'DELETE']);
+    expect(sent[0]!.key).toBe('create-keyed');
+    expect(sent[1]!.key).toBeUndefined();
+    expect(sent[2]!.key).toMatch(/^[0-9a-f-]{36}$/);
+    expect(sent[3]!.key).toMatch(/^[0-9a-f-]{36}$/);
   });
 });

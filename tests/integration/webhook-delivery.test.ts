@@ -9,7 +9,7 @@ import { procedures } from '../../src/procedures';
 import { startEventsRetention } from '../../src/events/retention';
 import * as apiKeysQueries from '../../src/db/api-keys';
 import { createLogger } from '../../src/logger';
-import { verifyWebhookSignature } from '../../src/client';
+import { verifyWebhookSignature } from '../../packages/client/src';
 import type { DeliveryWorker } from '../../src/webhooks/delivery-worker';
 
 // The embedded database has one session: the app and the worker share one connection there.

@@ -1,4 +1,4 @@
-import { createWorkspaceClient, type FetchLike, type Lead } from '../../src/client';
+import { createWorkspaceClient, type FetchLike, type Lead, type LeadWithEtag } from '../../packages/client/src';
 
 /**
  * Type tests of the typed client: `tsc` (part of `npm test`) fails if a `@ts-expect-error` line
@@ -13,7 +13,7 @@ function expectType<T extends true>(): T | void {}
 function recordingFetch(requests: { url: string; method: string; body?: string }[], answer: unknown): FetchLike {
   return async (url, init) => {
     requests.push({ url, method: init.method, body: init.body });
-    return { status: 200, text: async () => JSON.stringify(answer) };
+    return { status: 200, headers: new Headers(), text: async () => JSON.stringify(answer) };
   };
 }
 
@@ -47,6 +47,22 @@ export function typeChecks() {
   expectType<Equal<Parameters<typeof client.leads.listAll>[0], { status?: Lead['status'] | undefined; search?: string | undefined; assignedToId?: string | undefined; pageSize?: number | undefined } | undefined>>();
   expectType<Equal<ReturnType<typeof client.leads.listAll>, AsyncIterable<Lead>>>();
   expectType<Equal<Lead['nextCallAt'], Date | null>>();
+
+  // Per-call options come second; a read without input takes `undefined` first.
+  void client.leads.create({ name: 'Ada', phone: '+442079460123' }, { idempotencyKey: 'order-42', timeoutMs: 5_000, signal: AbortSignal.timeout(1_000) });
+  void client.leads.getAll(undefined, { maxRetries: 0 });
+  // @ts-expect-error options are an object
+  void client.leads.getById({ id: 'lead_1' }, 5_000);
+  // Inputs take a Date or an ISO string for a date-time; outputs are Dates only.
+  void client.leads.update({ id: 'lead_1', nextCallAt: '2030-01-01T00:00:00.000Z' });
+
+  // The single-lead REST routes.
+  expectType<Equal<ReturnType<typeof client.leads.rest.get>, Promise<LeadWithEtag>>>();
+  expectType<Equal<LeadWithEtag['lead'], Lead>>();
+  expectType<Equal<Lead, Awaited<ReturnType<typeof client.leads.getById>>>>();
+  void client.leads.rest.update('lead_1', { notes: 'x' }, { ifMatch: '"v1"' });
+  // @ts-expect-error the id is the path's, not the body's
+  void client.leads.rest.update('lead_1', { id: 'lead_2' });
 }
 
 describe('createWorkspaceClient', () => {
@@ -55,7 +71,7 @@ describe('createWorkspaceClient', () => {
 
     expect(Object.keys(client).sort()).toEqual(['clients', 'contacts', 'dashboard', 'events', 'invoices', 'leads', 'orgMembers', 'tasks', 'webhooks']);
     expect(Object.keys(client.leads!).sort()).toEqual(
-      ['assign', 'convert', 'create', 'delete', 'getAll', 'getById', 'getCalls', 'list', 'listAll', 'logCall', 'update'],
+      ['assign', 'convert', 'create', 'delete', 'getAll', 'getById', 'getCalls', 'list', 'listAll', 'logCall', 'rest', 'update'],
     );
   });
 

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { signPayload } from '../../src/webhooks/signature';
-import { verifyWebhookSignature } from '../../src/client';
+import { verifyWebhookSignature } from '../../packages/client/src';
 
 const secret = 'whsec_test0123456789abcdefghijklmnopq';
 const body = '{"id":"evt_1","type":"lead.created","data":{"object":{"id":"lead_1","name":"Zoë"}}}';
