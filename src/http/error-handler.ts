@@ -37,11 +37,15 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
 }
 
 /** The error's body for a request to `path`: the tRPC envelope under /api/v1/rpc, the REST body elsewhere. */
-export function errorText(error: AppError, path: string): string {
-  if (path === RPC_PREFIX || path.startsWith(`${RPC_PREFIX}/`)) return JSON.stringify(encodeError(error, procedurePathOf(path)));
+export function errorBody(error: AppError, path: string): unknown {
+  if (path === RPC_PREFIX || path.startsWith(`${RPC_PREFIX}/`)) return encodeError(error, procedurePathOf(path));
   const body: Record<string, unknown> = { code: error.code, message: error.message };
   if (error.issues) body.issues = error.issues;
-  return JSON.stringify({ error: body });
+  return { error: body };
+}
+
+export function errorText(error: AppError, path: string): string {
+  return JSON.stringify(errorBody(error, path));
 }
 
 /** No route took the request: 405 with `Allow` when the path is served with other methods, else 404. */

@@ -25,8 +25,9 @@ export function assertGetInputSize(param: string): void {
   }
 }
 
-export function assertJsonDepth(text: string): void {
+/** `what`: the envelope of an action call, or the body of a REST write. */
+export function assertJsonDepth(text: string, what = 'The envelope'): void {
   if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
-    throw new AppError('BAD_REQUEST', `The envelope nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`);
+    throw new AppError('BAD_REQUEST', `${what} nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`);
   }
 }

@@ -4,8 +4,7 @@ import type { Principal } from '../../auth/principal';
 import * as leads from '../../db/leads';
 import { runProcedure, type DispatchDeps, type ProcedureCall } from '../../rpc/dispatch';
 import type { AnyProcedure } from '../../rpc/registry';
-import { recordPrincipal } from '../../observability/request-principal';
-import { authenticateWithinLimits } from '../../ratelimit/authenticate-within-limits';
+import { authenticateRestCall } from './authenticate-rest-call';
 import type { RateLimiter } from '../../ratelimit/rate-limiter';
 import { readRawBody } from '../read-raw-body';
 import { ifMatchHolds, isNotModified, leadEtag } from './lead-etag';
@@ -29,11 +28,7 @@ const NOT_IN_PATCH: Record<string, string> = {
 export function leadRoutes(deps: LeadRoutesDeps, bodyLimit: string): Router {
   const router = express.Router({ caseSensitive: true });
 
-  /** The list's order: address budget -> authenticate -> the key's budget. */
-  const authenticate = (req: Request, res: Response): Promise<Principal> => {
-    const limits = deps.rateLimiter?.forCall(req.ip, (fields) => res.set(fields));
-    return authenticateWithinLimits(deps.authenticate, req.headers.authorization, limits, (principal) => recordPrincipal(res, principal));
-  };
+  const authenticate = (req: Request, res: Response): Promise<Principal> => authenticateRestCall(deps, req, res);
   const procedureNamed = (name: string): AnyProcedure => {
     const procedure = deps.registry.get(name);
     if (!procedure) throw new AppError('NOT_FOUND', `${name} is not served here`);

@@ -5,10 +5,10 @@ import { invalidInput } from '../../errors/app-error';
 import * as leads from '../../db/leads';
 import { leadsListQuery, toLeadListFilters } from '../../procedures/leads/lead-list.schema';
 import type { Db } from '../../db/knex';
-import { recordPrincipal } from '../../observability/request-principal';
-import { authenticateWithinLimits } from '../../ratelimit/authenticate-within-limits';
+import { authenticateRestCall } from './authenticate-rest-call';
 import type { RateLimiter } from '../../ratelimit/rate-limiter';
 import { sendJson } from '../send-json';
+import { LEADS_PATH } from './rest-answers';
 
 /**
  * `GET /api/v1/leads`: the plain-REST list. Same data module (src/db/leads) and filters as `leads.getAll`;
@@ -20,10 +20,8 @@ export function leadsRouter(deps: {
   rateLimiter?: RateLimiter;
 }): Router {
   const router = express.Router({ caseSensitive: true });
-  router.get('/api/v1/leads', async (req, res) => {
-    // The same order as the action endpoints: address budget -> authenticate -> the key's budget.
-    const limits = deps.rateLimiter?.forCall(req.ip, (fields) => res.set(fields));
-    const principal = await authenticateWithinLimits(deps.authenticate, req.headers.authorization, limits, (principal) => recordPrincipal(res, principal));
+  router.get(LEADS_PATH, async (req, res) => {
+    const principal = await authenticateRestCall(deps, req, res);
     assertScope(principal, 'leads.read');
     const query = req.query; // a getter: Express 5 parses the query string on every read
     const repeated = Object.entries(query).filter(([, value]) => typeof value !== 'string');

@@ -2,7 +2,7 @@ import type { Response } from 'express';
 import type { AnswerFormat, IdempotentAnswer } from '../../idempotency/run-idempotently';
 import type { StoredAnswer } from '../../db/idempotency';
 import { httpStatusOf } from '../../errors/error-codes';
-import { errorText } from '../error-handler';
+import { errorBody } from '../error-handler';
 import { sendJson } from '../send-json';
 import { leadEtag } from './lead-etag';
 
@@ -17,7 +17,7 @@ export function restFormat(status: 200 | 201 | 204): AnswerFormat {
   return {
     result: (output) => ({ status, body: status === 204 ? null : output }),
     // The error handler's own formatter, so a stored error reads exactly as a live one.
-    error: (error) => ({ status: httpStatusOf(error.code), body: JSON.parse(errorText(error, LEADS_PATH)) }),
+    error: (error) => ({ status: httpStatusOf(error.code), body: errorBody(error, LEADS_PATH) }),
   };
 }
 

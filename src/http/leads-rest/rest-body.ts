@@ -1,8 +1,7 @@
 import type { Request, Response } from 'express';
 import { AppError } from '../../errors/app-error';
 import { assertJsonBody } from '../../rpc/dispatch';
-import { MAX_JSON_DEPTH } from '../../rpc/input-limits';
-import { nestsDeeperThan } from '../../rpc/json-depth';
+import { assertJsonDepth } from '../../rpc/input-limits';
 
 /**
  * A REST write's body as plain JSON (no envelope), with the action endpoints' rules: 415 unless
@@ -14,9 +13,7 @@ export function readRestBody(req: Request, res: Response): unknown {
   const body: unknown = req.body;
   if (!Buffer.isBuffer(body) || body.length === 0) throw new AppError('BAD_REQUEST', 'Missing body: send the fields as a JSON object');
   const text = body.toString('utf8');
-  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
-    throw new AppError('BAD_REQUEST', `The body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`);
-  }
+  assertJsonDepth(text, 'The body');
   try {
     return JSON.parse(text);
   } catch {
