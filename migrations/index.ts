@@ -17,6 +17,7 @@ import * as indexSearchByWorkspace from './20261206120000_index_search_by_worksp
 import * as renderLeadJsonByKey from './20261207120000_render_lead_json_by_key';
 import * as createDeferredIndexes from './20261208120000_create_deferred_indexes';
 import * as distributeByWorkspace from './20261209120000_distribute_by_workspace';
+import * as writesWithoutHotRows from './20261210120000_writes_without_hot_rows';
 
 /**
  * Every migration, in order. An explicit list rather than a scanned folder: it works the same
@@ -42,4 +43,5 @@ export const MIGRATIONS = [
   { name: '20261207120000_render_lead_json_by_key', module: renderLeadJsonByKey },
   { name: '20261208120000_create_deferred_indexes', module: createDeferredIndexes },
   { name: '20261209120000_distribute_by_workspace', module: distributeByWorkspace },
+  { name: '20261210120000_writes_without_hot_rows', module: writesWithoutHotRows },
 ];

@@ -100,6 +100,6 @@ async function insertLeads(
     await db.batchInsert(TABLES.contacts, contacts, 500).transacting(trx);
     await db.batchInsert(TABLES.clients, clients, 500).transacting(trx);
     // Through the leads' data module: their counters, search copies and stored JSON come with them.
-    await leadsData.insertMany(trx, orgId, leads);
+    await leadsData.insertLeads(trx, orgId, leads);
   });
 }

@@ -12,11 +12,23 @@ export interface CannonJob {
   headers?: Record<string, string>;
   /** Bodies sent in turn (POST); each distinct so inserts do not collide. */
   bodies?: string[];
+  /**
+   * Requests sent in turn, instead of `bodies`: each over the job's url, method and headers, with
+   * its own path (the url's, otherwise), headers added to the job's, and body. For load spread
+   * over several workspaces: a path or a key for each.
+   */
+  requests?: CannonRequest[];
   connections: number;
   /** A fixed total rate (requests per second) instead of as fast as the server answers. */
   rate?: number;
   warmupSeconds: number;
   seconds: number;
+}
+
+export interface CannonRequest {
+  path?: string;
+  headers?: Record<string, string>;
+  body?: string;
 }
 
 export interface CannonResult {
@@ -36,7 +48,7 @@ export interface CannonResult {
 async function run(job: CannonJob, seconds: number): Promise<CannonResult> {
   const times: number[] = [];
   let next = 0;
-  const bodies = job.bodies ?? [];
+  const requests: CannonRequest[] = job.requests ?? (job.bodies ?? []).map((body) => ({ body }));
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(
       {
@@ -46,7 +58,14 @@ async function run(job: CannonJob, seconds: number): Promise<CannonResult> {
         connections: job.connections,
         duration: seconds,
         ...(job.rate ? { overallRate: job.rate } : {}),
-        requests: bodies.length ? [{ setupRequest: (req) => ({ ...req, body: bodies[next++ % bodies.length] }) }] : undefined,
+        requests: requests.length
+          ? [{
+            setupRequest: (req) => {
+              const { path, headers, body } = requests[next++ % requests.length]!;
+              return { ...req, ...(path ? { path } : {}), ...(headers ? { headers: { ...req.headers, ...headers } } : {}), ...(body !== undefined ? { body } : {}) };
+            },
+          }]
+          : undefined,
       },
       (err, done) => (err ? reject(err) : resolve(done)),
     );

@@ -40,10 +40,11 @@ async function waitForPort(port: number, child: ChildProcess, timeoutMs: number)
  * Compiles the service as `npm run build` does, into .tmp/bench-dist (dist/ is left alone), so it
  * runs as in production: tsx's loader would add about 35 MB of RSS. Type errors still emit. A
  * folder of this checkout's own, so two worktrees sharing one node_modules never build into one.
+ * `dir` names another checkout to build (a git worktree of an older commit, for "before" figures).
  */
-export function buildService(): string {
-  const outDir = resolve(ROOT, '.tmp/bench-dist');
-  spawnSync(resolve(ROOT, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.build.json', '--outDir', outDir], { cwd: ROOT, stdio: 'ignore', timeout: 120_000 });
+export function buildService(dir = ROOT): string {
+  const outDir = resolve(dir, '.tmp/bench-dist');
+  spawnSync(resolve(dir, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.build.json', '--outDir', outDir], { cwd: dir, stdio: 'ignore', timeout: 120_000 });
   const entry = resolve(outDir, 'src/index.js');
   if (!existsSync(entry)) throw new Error(`build produced no ${entry}`);
   return entry;
@@ -51,10 +52,11 @@ export function buildService(): string {
 
 /**
  * `node`'s arguments to run the compiled service at `entry` as production runs it: the node flags
- * of `npm run start:prod` (the Dockerfile's CMD is the same command; a test holds them equal).
+ * of `npm run start:prod` (the Dockerfile's CMD is the same command; a test holds them equal), as
+ * the package.json of checkout `dir` says them.
  */
-export function serviceArgs(entry: string): string[] {
-  const { scripts } = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+export function serviceArgs(entry: string, dir = ROOT): string[] {
+  const { scripts } = JSON.parse(readFileSync(resolve(dir, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
   const [command, ...words] = (scripts['start:prod'] ?? '').split(/\s+/);
   if (command !== 'node' || words.at(-1) !== 'dist/src/index.js') throw new Error('start:prod is not `node [flags] dist/src/index.js`');
   return [...words.slice(0, -1), entry];
@@ -115,30 +117,64 @@ export function cpuTimeUs(pid: number): number {
 }
 
 /**
- * CPU time so far of every PostgreSQL process on this machine (backends, WAL writer, autovacuum),
- * in microseconds. Over a counted run, the database's share of each request: the figure a change
- * to a query's planning or execution moves. Exited backends drop out, so the pool must stay
- * open across the run (it does: DB_POOL_MAX connections, opened during the warm-up).
+ * The postmaster of the PostgreSQL server a backend (`select pg_backend_pid()`) belongs to, when
+ * that server runs on this machine; undefined otherwise. For runCannon, to count that server's
+ * processes alone when other clusters (a Citus test cluster, say) run here too.
  */
-export function postgresCpuTimeUs(): number {
-  let total = 0;
+export function postmasterOf(backendPid: number): number | undefined {
+  try {
+    if (readFileSync(`/proc/${backendPid}/comm`, 'utf8').trim() !== 'postgres') return undefined;
+    const parent = Number(readFileSync(`/proc/${backendPid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
+    return readFileSync(`/proc/${parent}/comm`, 'utf8').trim() === 'postgres' ? parent : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * CPU time so far of every PostgreSQL process on this machine (backends, WAL writer, autovacuum),
+ * or of the postmaster `postmasterPid` and its children alone, in microseconds, by process (its
+ * pid and start time, so a reused pid is another process).
+ */
+function postgresCpuTimes(postmasterPid?: number): Map<string, number> {
+  const times = new Map<string, number>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') total += cpuTimeUs(Number(entry));
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== 'postgres') continue;
+      const fields = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      // The parent's pid is field 4 of stat.
+      if (postmasterPid !== undefined && Number(entry) !== postmasterPid && Number(fields[1]) !== postmasterPid) continue;
+      // utime, stime and starttime are fields 14, 15 and 22 of stat (ticks, 100 per second on Linux).
+      times.set(`${entry}:${fields[19]}`, (Number(fields[11]) + Number(fields[12])) * 10_000);
     } catch {
       // The process ended between the listing and the read.
     }
   }
+  return times;
+}
+
+/**
+ * PostgreSQL's CPU time since `before` (postgresCpuTimes' answer then), in microseconds: over a
+ * counted run, the database's share of each request, the figure a change to a query's planning or
+ * execution moves. Process by process, so one that exits meanwhile (an idle pooled connection
+ * closed, an autovacuum worker done) drops out instead of taking its whole life's CPU off the
+ * total; what it spent within the run is lost, so the pool under test must stay open across the
+ * run (it does: DB_POOL_MAX connections, opened during the warm-up).
+ */
+function postgresCpuSince(before: Map<string, number>, postmasterPid?: number): number {
+  let total = 0;
+  for (const [id, us] of postgresCpuTimes(postmasterPid)) total += us - (before.get(id) ?? 0);
   return total;
 }
 
 /**
  * Drives a server with autocannon from a separate process. With the server's pid, also reports
  * the server's CPU time per request over the counted run: the steadier comparison on a machine
- * where the load generator and the database share the cores.
+ * where the load generator and the database share the cores; and PostgreSQL's, of every
+ * `postgres` process here, or with `postmasterPid` (postmasterOf's) of that server's alone.
  */
-export async function runCannon(job: CannonJob, serverPid?: number): Promise<CannonResult> {
+export async function runCannon(job: CannonJob, serverPid?: number, postmasterPid?: number): Promise<CannonResult> {
   const child = spawn(process.execPath, ['--import', 'tsx', resolve(ROOT, 'bench/lib/cannon.ts')], {
     cwd: ROOT,
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -148,12 +184,12 @@ export async function runCannon(job: CannonJob, serverPid?: number): Promise<Can
   let err = '';
   child.stdout!.on('data', (chunk) => (out += chunk));
   let cpuAtStart: number | undefined;
-  let databaseCpuAtStart: number | undefined;
+  let databaseCpuAtStart: Map<string, number> | undefined;
   child.stderr!.on('data', (chunk) => {
     err += chunk;
     if (serverPid !== undefined && cpuAtStart === undefined && err.includes('COUNTED_RUN_STARTS')) {
       cpuAtStart = cpuTimeUs(serverPid);
-      databaseCpuAtStart = postgresCpuTimeUs();
+      databaseCpuAtStart = postgresCpuTimes(postmasterPid);
     }
   });
   const limit = (job.warmupSeconds + job.seconds + 60) * 1000;
@@ -164,7 +200,7 @@ export async function runCannon(job: CannonJob, serverPid?: number): Promise<Can
   const result = JSON.parse(out) as CannonResult;
   if (serverPid !== undefined && cpuAtStart !== undefined && result.requests > 0) {
     result.serverCpuUsPerRequest = Math.round((cpuTimeUs(serverPid) - cpuAtStart) / result.requests);
-    result.databaseCpuUsPerRequest = Math.round((postgresCpuTimeUs() - databaseCpuAtStart!) / result.requests);
+    result.databaseCpuUsPerRequest = Math.round(postgresCpuSince(databaseCpuAtStart!, postmasterPid) / result.requests);
   }
   return result;
 }

@@ -12,11 +12,17 @@ export interface Row {
 
 const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(1) : '-');
 
-export function table(rows: Row[]): string {
-  const lines = ['| case | conns | req/s | p50 ms | tail ms | errors/non-2xx |', '|---|---:|---:|---:|---:|---:|'];
+/** With `cpu`, two more columns: the server's and PostgreSQL's CPU time per request (runCannon's, given the server's pid). */
+export function table(rows: Row[], options: { cpu?: boolean } = {}): string {
+  const cpu = options.cpu ?? false;
+  const lines = [
+    `| case | conns | req/s | p50 ms | tail ms |${cpu ? ' server CPU µs/req | PostgreSQL CPU µs/req |' : ''} errors/non-2xx |`,
+    `|---|---:|---:|---:|---:|${cpu ? '---:|---:|' : ''}---:|`,
+  ];
   for (const row of rows) {
     const r = row.result;
-    lines.push(`| ${row.name} | ${row.connections} | ${r.rps} | ${ms(r.p50)} | ${row.tail} ${ms(r[row.tail])} | ${r.errors}/${r.non2xx} |`);
+    const cpuCells = cpu ? ` ${r.serverCpuUsPerRequest ?? '-'} | ${r.databaseCpuUsPerRequest ?? '-'} |` : '';
+    lines.push(`| ${row.name} | ${row.connections} | ${r.rps} | ${ms(r.p50)} | ${row.tail} ${ms(r[row.tail])} |${cpuCells} ${r.errors}/${r.non2xx} |`);
   }
   return lines.join('\n');
 }

@@ -1,12 +1,11 @@
 import express from 'express';
-import * as contacts from '../../src/db/contacts';
 import * as leads from '../../src/db/leads';
 import { recordEvents } from '../../src/events/record-events';
 import { serverSetup } from './server-env';
 
-// The insert ceiling for leads.create: the same transaction (the contact answered by RETURNING,
-// then the lead built from it, with its counters and stored JSON, as leads.create does) through
-// the same data modules, with none of the service's edge work (auth, validation, phone
+// The insert ceiling for leads.create: the same transaction (the leads' write unit's createLead:
+// the contact, the lead, its stored JSON and counters, as leads.create does) through the same
+// data modules, with none of the service's edge work (auth, validation, phone
 // normalisation, envelope, helmet, logging). With WITH_EVENTS=1 its two events are recorded too,
 // exactly the writes leads.create makes; without, the contact and lead alone.
 const { db, port, host } = serverSetup();
@@ -18,11 +17,10 @@ app.post('/leads/:orgId', async (req, res) => {
   const orgId = req.params.orgId;
   const body = req.body as { name: string; phone: string };
   const lead = await db.transaction(async (trx) => {
-    const contact = await contacts.insert(trx, orgId, { name: body.name, phones: [body.phone], emails: [], company: null });
-    const lead = await leads.insert(trx, orgId, contact, {
+    const { lead, events } = await leads.createLead(trx, orgId, { name: body.name, phones: [body.phone], emails: [], company: null }, {
       status: 'NOT_CONTACTED', source: null, notes: null, nextCallAt: null, assignedToId: null, clientId: null,
     });
-    if (withEvents) await recordEvents(trx, { orgId, actor }, [{ type: 'contact.created', object: contact }, { type: 'lead.created', object: lead }]);
+    if (withEvents) await recordEvents(trx, { orgId, actor }, events);
     return lead;
   });
   res.json(lead);

@@ -20,8 +20,6 @@ export const TABLES = {
   deferredIndexes: 'deferred_indexes',
   idempotencyKeys: 'idempotency_keys',
   events: 'events',
-  /** Each workspace's last event sequence number: the counter row's lock orders its events. */
-  eventSequences: 'event_sequences',
   webhookEndpoints: 'webhook_endpoints',
   webhookDeliveries: 'webhook_deliveries',
   webhookDeliveryAttempts: 'webhook_delivery_attempts',
@@ -35,6 +33,7 @@ export const TABLES = {
  * coordinator and refuses volatile ones, and stable ones that take a column
  * (migration 20261209120000_distribute_by_workspace).
  */
-export const NEXT_UPDATED_AT = 'next_updated_at(updated_at, statement_timestamp())';
+export const nextUpdatedAtOf = (column: string) => `next_updated_at(${column}, statement_timestamp())`;
+export const NEXT_UPDATED_AT = nextUpdatedAtOf('updated_at');
 /** "Now" in a write: the writing statement's time (see NEXT_UPDATED_AT). */
 export const WRITE_TIME = 'statement_timestamp()';

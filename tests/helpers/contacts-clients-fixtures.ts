@@ -49,7 +49,7 @@ export async function createInvoiceRow(db: Db, orgId: string, clientId: string, 
 
 /** A lead of an existing contact, written through the leads' data module. */
 export async function createLeadFor(db: Db, orgId: string, contactId: string, clientId: string | null = null): Promise<string> {
-  const [id] = await db.transaction((trx) => leads.insertMany(trx, orgId, [{
+  const [id] = await db.transaction((trx) => leads.insertLeads(trx, orgId, [{
     contactId, clientId, status: 'NOT_CONTACTED', source: null, notes: null, nextCallAt: null, assignedToId: null,
   }]));
   return id!;

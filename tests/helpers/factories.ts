@@ -60,13 +60,13 @@ export async function createLead(
   overrides: Partial<LeadFields> & { name?: string; phones?: string[]; emails?: string[]; company?: string | null } = {},
 ) {
   return db.transaction(async (trx) => {
-    const contact = await contacts.insert(trx, orgId, {
+    const person = {
       name: overrides.name ?? unique('Lead'),
       phones: overrides.phones ?? ['+442079460000'],
       emails: overrides.emails ?? [],
       company: overrides.company ?? null,
-    });
-    return leads.insert(trx, orgId, contact, {
+    };
+    const { lead } = await leads.createLead(trx, orgId, person, {
       status: overrides.status ?? 'NOT_CONTACTED',
       source: overrides.source ?? null,
       notes: overrides.notes ?? null,
@@ -74,5 +74,6 @@ export async function createLead(
       assignedToId: overrides.assignedToId ?? null,
       clientId: overrides.clientId ?? null,
     });
+    return lead;
   });
 }

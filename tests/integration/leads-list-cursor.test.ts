@@ -22,7 +22,7 @@ async function insertLeads(db: Db, orgId: string, count: number, tag: string, as
     [orgId, tag, count],
   );
   const day = 86_400_000;
-  await db.transaction((trx) => leads.insertMany(trx, orgId, Array.from({ length: count }, (_, i) => {
+  await db.transaction((trx) => leads.insertLeads(trx, orgId, Array.from({ length: count }, (_, i) => {
     const g = i + 1;
     return {
       id: `lead_${tag}${g}`, contactId: `con_${tag}${g}`,
@@ -93,11 +93,8 @@ describe('GET /api/v1/leads with cursor', () => {
     const pages = await walk(ws.key, {}, async (pageNo) => {
       // New leads that sort before, among and after the walk's position.
       await insertLeads(ctx.db, ws.org.id, 30, `ins${pageNo}`);
-      await ctx.db.transaction(async (trx) => {
-        const lead = (await leads.lockForUpdate(trx, ws.org.id, original[200]!))!;
-        await leads.update(trx, ws.org.id, lead, { notes: 'changed, same sort key', status: 'LOST' });
-      });
-      if (pageNo === 1) await ctx.db.transaction((trx) => leads.remove(trx, ws.org.id, deleted));
+      await ctx.db.transaction((trx) => leads.updateLead(trx, ws.org.id, original[200]!, { fields: { notes: 'changed, same sort key', status: 'LOST' } }));
+      if (pageNo === 1) await ctx.db.transaction((trx) => leads.deleteLead(trx, ws.org.id, deleted));
     });
     const seen = pages.flatMap((p) => p.data.map((l) => l.id));
 

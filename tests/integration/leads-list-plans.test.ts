@@ -58,7 +58,7 @@ async function seed(db: Db, orgId: string, tag: string, count: number, members: 
   });
   for (let from = 1; from <= count; from += 10_000) {
     const batch = Array.from({ length: Math.min(10_000, count - from + 1) }, (_, i) => lead(from + i));
-    await db.transaction((trx) => leads.insertMany(trx, orgId, batch));
+    await db.transaction((trx) => leads.insertLeads(trx, orgId, batch));
   }
 }
 

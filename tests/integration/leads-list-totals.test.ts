@@ -42,22 +42,19 @@ async function expectTotalsExact(db: Db, ws: { org: { id: string }; key: string 
 async function bulkInsert(db: Db, orgId: string, tag: string, count: number, assignee: string | null): Promise<void> {
   await db.raw(`insert into contacts (org_id, id, name) select ?, 'con_' || ? || g, 'P' || g from generate_series(1, ?) g`, [orgId, tag, count]);
   const statusOf = (g: number): LeadStatus => (['NOT_CONTACTED', 'CONTACTED', 'LOST'] as const)[g % 3]!;
-  await db.transaction((trx) => leads.insertMany(trx, orgId, Array.from({ length: count }, (_, i) => ({
+  await db.transaction((trx) => leads.insertLeads(trx, orgId, Array.from({ length: count }, (_, i) => ({
     id: `lead_${tag}${i + 1}`, contactId: `con_${tag}${i + 1}`, status: statusOf(i + 1), assignedToId: assignee,
     source: null, notes: null, nextCallAt: null, clientId: null,
   }))));
 }
 
-/** Changes a lead as the procedures do: locked, then updated through the leads' data module. */
+/** Changes a lead as the procedures do: through the leads' write unit. */
 async function changeLead(db: Db, orgId: string, id: string, patch: Partial<LeadFields>): Promise<void> {
-  await db.transaction(async (trx) => {
-    const lead = await leads.lockForUpdate(trx, orgId, id);
-    if (lead) await leads.update(trx, orgId, lead, patch);
-  });
+  await db.transaction((trx) => leads.updateLead(trx, orgId, id, { fields: patch }));
 }
 
 async function removeLead(db: Db, orgId: string, id: string): Promise<void> {
-  await db.transaction((trx) => leads.remove(trx, orgId, id));
+  await db.transaction((trx) => leads.deleteLead(trx, orgId, id));
 }
 
 /** The ids of the workspace's leads matching `where`. */
@@ -160,7 +157,7 @@ describe('GET /api/v1/leads totals from the counters', () => {
     await bulkInsert(ctx.db, ws.org.id, 'gm', 12, gone.id);
 
     await ctx.db.transaction(async (trx) => {
-      await leads.clearAssignee(trx, ws.org.id, gone.id);
+      await leads.unassignMember(trx, ws.org.id, gone.id);
       await trx('org_members').where({ org_id: ws.org.id, id: gone.id }).delete();
     });
 
@@ -226,7 +223,7 @@ describe('GET /api/v1/leads totals under concurrent writes', () => {
         if (i % 4 === 0) writes.push(removeLead(db, ws.org.id, ids[100 + i]!));
         // Every lead of a member unassigned by one statement (as before the member's delete),
         // concurrently with the single-lead writes above.
-        if (i % 20 === 10) writes.push(db.transaction((trx) => leads.clearAssignee(trx, ws.org.id, members[i % 2]!)));
+        if (i % 20 === 10) writes.push(db.transaction((trx) => leads.unassignMember(trx, ws.org.id, members[i % 2]!)));
       }
       await Promise.all(writes);
 

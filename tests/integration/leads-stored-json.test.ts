@@ -25,7 +25,7 @@ async function expectStoredJsonCurrent(orgId: string): Promise<void> {
 
 /** A second lead of an existing contact (the API makes one contact per lead). */
 async function addLeadTo(db: Db, orgId: string, contactId: string): Promise<string> {
-  const [id] = await db.transaction((trx) => leads.insertMany(trx, orgId, [{
+  const [id] = await db.transaction((trx) => leads.insertLeads(trx, orgId, [{
     contactId, status: 'NOT_CONTACTED', source: null, notes: null, nextCallAt: null, assignedToId: null, clientId: null,
   }]));
   return id!;
@@ -77,7 +77,7 @@ describe('each lead\'s stored JSON follows every write', () => {
     const doomed = await createLead(ctx.db, ws.org.id);
 
     await ctx.db.transaction(async (trx) => {
-      await leads.clearAssignee(trx, ws.org.id, member.id);
+      await leads.unassignMember(trx, ws.org.id, member.id);
       await trx('org_members').where({ org_id: ws.org.id, id: member.id }).delete();
     });
     expect((await rpcPost(ctx.app, 'clients.delete', { id: converted.client.id }, ws.key)).status).toBe(200);
@@ -112,8 +112,8 @@ describe('each lead\'s stored JSON follows every write', () => {
     const client = resultOf<{ client: { id: string } }>(await rpcPost(ctx.app, 'leads.convert', { id: mine[0]!.id }, ws.key)).client;
 
     await ctx.db.transaction(async (trx) => {
-      await leads.clearAssignee(trx, ws.org.id, member.id);
-      await leads.clearClient(trx, ws.org.id, client.id);
+      await leads.unassignMember(trx, ws.org.id, member.id);
+      await leads.unlinkClient(trx, ws.org.id, client.id);
     });
 
     await expectStoredJsonCurrent(ws.org.id);
@@ -133,9 +133,7 @@ describe('each lead\'s stored JSON follows every write', () => {
 
     await expect(
       ctx.db.transaction(async (trx) => {
-        const locked = (await leads.lockForUpdate(trx, ws.org.id, lead.id))!;
-        await contacts.update(trx, ws.org.id, lead.contactId, { name: 'Rolled Back' });
-        await leads.update(trx, ws.org.id, locked, { notes: 'rolled back' });
+        await leads.updateLead(trx, ws.org.id, lead.id, { person: { name: 'Rolled Back' }, fields: { notes: 'rolled back' } });
         throw new Error('roll back');
       }),
     ).rejects.toThrow('roll back');
@@ -171,7 +169,7 @@ describe('stored JSON under concurrent writes', () => {
       await contacts.update(trx, ws.org.id, first.contactId, { company: i % 4 === 1 ? '' : null });
     });
     const leadsEdit = (i: number) => ctx.db.transaction(async (trx) => {
-      for (const id of leadIds) await leads.update(trx, ws.org.id, (await leads.lockForUpdate(trx, ws.org.id, id))!, { notes: `note ${i}` });
+      for (const id of leadIds) await leads.updateLead(trx, ws.org.id, id, { fields: { notes: `note ${i}` } });
     });
     const results = await Promise.allSettled(Array.from({ length: 40 }, (_, i) => (i % 2 ? contactEdit(i) : leadsEdit(i))));
 

@@ -145,7 +145,7 @@ export async function hasInvoices(db: Db, orgId: string, clientId: string): Prom
  * stored JSON right), in the caller's transaction.
  */
 export async function remove(trx: Knex.Transaction, orgId: string, clientId: string): Promise<boolean> {
-  await leads.clearClient(trx, orgId, clientId);
+  await leads.unlinkClient(trx, orgId, clientId);
   await tasks.clearClient(trx, orgId, clientId);
   const deleted = await trx(TABLES.clients).where({ org_id: orgId, id: clientId }).delete();
   return deleted > 0;

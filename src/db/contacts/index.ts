@@ -5,13 +5,13 @@ import { whereContactMatches, type SearchTerm } from '../contact-search';
 import { paginate } from '../paginate';
 import type { PageRequest } from '../pagination';
 import { newId } from '../../domain/ids';
-import * as leads from '../leads';
 
-// The contacts' data path. What each write also changes, in the caller's transaction (no
-// triggers; events are recorded by the procedures):
+// The contacts' rows. What each write also changes, in the caller's transaction (no triggers;
+// events are recorded by the procedures):
 // - insert: nothing else (contacts.search_text and phone_digits are generated columns).
-// - update: when the name, company, emails or phones change, the contact's leads take the new
-//   search text and their stored JSON follows (the leads module's `applyContactChange`).
+// - update: the contact alone. Its leads keep copies of its person fields (search text, stored
+//   JSON): a change that reaches them goes through the leads' write unit (src/db/leads/writes.ts,
+//   `updateContact` and `updateLead`), which calls this.
 // - remove: clients linked to the contact lose the link first (clients.contact_id = null).
 
 /** A contact (the person behind leads and clients), as the API returns it. */
@@ -124,12 +124,20 @@ export async function insert(db: Db, orgId: string, fields: ContactFields): Prom
   return toContact(row as ContactRow);
 }
 
-/** Changes the given fields; the contact's leads follow (their search copies and stored JSON). */
-export async function update(trx: Knex.Transaction, orgId: string, contactId: string, patch: Partial<ContactFields>): Promise<void> {
-  await trx(TABLES.contacts)
+/**
+ * Changes the given fields (absent ones stay) and answers the contact as it now is; undefined
+ * when there is no such contact. Only the contact's row: its leads' copies are the write unit's.
+ */
+export async function update(trx: Knex.Transaction, orgId: string, contactId: string, patch: Partial<ContactFields>): Promise<Contact | undefined> {
+  const [row] = await trx(TABLES.contacts)
     .where({ org_id: orgId, id: contactId })
-    .update({ ...patch, updated_at: trx.raw(NEXT_UPDATED_AT) });
-  if (Object.values(patch).some((value) => value !== undefined)) await leads.applyContactChange(trx, orgId, contactId);
+    .update({ ...withoutUndefined(patch), updated_at: trx.raw(NEXT_UPDATED_AT) })
+    .returning(COLUMNS);
+  return row ? toContact(row as ContactRow) : undefined;
+}
+
+function withoutUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 /** Whether any lead of the workspace is about this contact (such a contact may not be deleted). */

@@ -68,32 +68,27 @@ function toEvent(row: EventRow): WorkspaceEvent {
  * type (or to `*`) and whose kept read scopes cover it. Run it inside the write's transaction:
  * the events commit or roll back with the change.
  *
- * Order: each event takes the next numbers of its workspace's counter (event_sequences). The
- * counter row stays locked until the transaction ends, so a workspace's events commit in
- * sequence order and a reader paging by `seq` never passes one that commits later. (Transaction
- * ids cannot order them on Citus, where each shard has its own.)
+ * Order: each event takes the writing transaction's id (`txid`) and the next number of one
+ * sequence (`seq`), both column defaults; nothing is locked, so a workspace's writers commit in
+ * parallel. Readers order by (txid, seq) below a horizon (`listAfter`). A delivery's `event_seq`
+ * orders one object's deliveries: two writes of one object take its row lock in turn, so the
+ * later one's events take later numbers.
  *
- * Three statements, each naming the workspace in every table, so on Citus each runs in the
- * workspace's shard group alone and the transaction commits there in one phase. (As one statement
- * of CTEs, Citus ran its parts through the coordinator and committed on every worker in two
- * phases, holding the counter's lock throughout.) A delivery's id is derived from its event and
- * endpoint, which make it unique: a write may not call a volatile function on Citus.
+ * Two statements, each naming the workspace in every table, so on Citus each runs in the
+ * workspace's shard group alone and the transaction commits there in one phase, which the
+ * horizon relies on (docs/decisions.md, "Event order"). A delivery's id is derived from its event
+ * and endpoint, which make it unique: a write may not call a volatile function on Citus.
  */
 export async function insertWithDeliveries(trx: Db, events: readonly NewEvent[]): Promise<void> {
   if (events.length === 0) return;
   const orgId = events[0]!.orgId;
   if (events.some((e) => e.orgId !== orgId)) throw new Error('insertWithDeliveries: every event must be of one workspace');
-  const { rows: [counter] } = await prepared(trx, trx.raw<{ rows: { last_seq: string }[] }>(
-    `insert into event_sequences as s (org_id, last_seq) values (?, ?)
-     on conflict (org_id) do update set last_seq = s.last_seq + excluded.last_seq
-     returning last_seq`,
-    [orgId, events.length],
-  ));
-  const first = BigInt(counter!.last_seq) - BigInt(events.length) + 1n;
-  const seqs = events.map((_, i) => String(first + BigInt(i)));
-  await trx(TABLES.events).insert(events.map((e, i) => ({
-    org_id: orgId, id: e.id, seq: seqs[i], type: e.type, actor_kind: e.actor.kind, actor_id: e.actor.id, object_id: e.objectId, data: e.data,
-  })));
+  const inserted: { id: string; seq: string }[] = await trx(TABLES.events)
+    .insert(events.map((e) => ({
+      org_id: orgId, id: e.id, type: e.type, actor_kind: e.actor.kind, actor_id: e.actor.id, object_id: e.objectId, data: e.data,
+    })))
+    .returning(['id', 'seq']);
+  const seqOf = new Map(inserted.map((row) => [row.id, String(row.seq)]));
   await prepared(trx, trx.raw(
     `insert into webhook_deliveries (org_id, id, endpoint_id, event_id, event_seq, object_id)
      select w.org_id, 'dlv_' || md5(e.id || ':' || w.id), w.id, e.id, e.seq, e.object_id
@@ -101,7 +96,7 @@ export async function insertWithDeliveries(trx: Db, events: readonly NewEvent[])
      join (values ${events.map(() => '(?::text, ?::bigint, ?::text, ?::text, ?::text)').join(', ')}) as e(id, seq, type, scope, object_id)
        on (w.events @> array[e.type] or w.events @> array['*']) and w.read_scopes @> array[e.scope]
      where w.org_id = ? and w.enabled`,
-    [...events.flatMap((e, i) => [e.id, seqs[i]!, e.type, e.scope, e.objectId]), orgId],
+    [...events.flatMap((e) => [e.id, seqOf.get(e.id)!, e.type, e.scope, e.objectId]), orgId],
   ));
 }
 
@@ -117,40 +112,59 @@ export async function list(db: Db, orgId: string, filters: EventListFilters, pag
   const { items, total } = await paginate<EventRow, WorkspaceEvent>({
     filtered: () => filteredEvents(db, orgId, filters),
     select: COLUMNS,
-    orderBy: 'seq desc',
+    orderBy: 'txid desc, seq desc',
     page,
     toItem: toEvent,
   });
   return { events: items, total };
 }
 
+/** An event's place in the catch-up order: its transaction's id, then its number. */
+export interface EventPosition {
+  txid: string;
+  seq: string;
+}
+
 /** Where an event sits in the catch-up order; undefined when the workspace has no such event. */
-export async function positionOf(db: Db, orgId: string, eventId: string): Promise<{ seq: string } | undefined> {
-  return db(TABLES.events).where({ org_id: orgId, id: eventId }).first(db.raw('seq::text as seq'));
+export async function positionOf(db: Db, orgId: string, eventId: string): Promise<EventPosition | undefined> {
+  return db(TABLES.events).where({ org_id: orgId, id: eventId }).first(db.raw('txid::text as txid'), db.raw('seq::text as seq'));
+}
+
+/**
+ * The visibility horizon: every transaction with a smaller id has ended, and any that commits
+ * from now on has an id at least this. Its own statement, so that on Citus it is the
+ * coordinator's (where events take their txid), not the worker's that holds the shard.
+ */
+async function horizonOf(db: Db): Promise<string> {
+  const { rows } = await db.raw<{ rows: { horizon: string }[] }>('select pg_snapshot_xmin(pg_current_snapshot())::text as horizon');
+  return rows[0]!.horizon;
 }
 
 /**
  * Up to `limit` events after `position` in catch-up order (ascending), `more` when others follow.
- * A workspace's events commit in `seq` order (insertWithDeliveries), so one committed later
- * always sorts after the last one answered here, and none is skipped.
+ * Only events of transactions below the horizon, all of which have ended: one that commits later
+ * has a txid at or above it, so it sorts after the last one answered here, and none is skipped.
+ * The horizon is read first, so every transaction below it is visible to the read that follows.
  */
 export async function listAfter(
   db: Db,
   orgId: string,
-  position: { seq: string },
+  position: EventPosition,
   filters: EventListFilters,
   limit: number,
 ): Promise<{ events: WorkspaceEvent[]; more: boolean }> {
+  const horizon = await horizonOf(db);
   const rows: EventRow[] = await filteredEvents(db, orgId, filters)
-    .where('seq', '>', position.seq)
-    .orderBy('seq')
+    .whereRaw('(txid, seq) > (?::xid8, ?::bigint)', [position.txid, position.seq])
+    .whereRaw('txid < ?::xid8', [horizon])
+    .orderBy([{ column: 'txid' }, { column: 'seq' }])
     .limit(limit + 1)
     .select(COLUMNS);
   return { events: rows.slice(0, limit).map(toEvent), more: rows.length > limit };
 }
 
 /** The earliest catch-up position: before every event. */
-export const BEFORE_ALL_EVENTS = { seq: '0' } as const;
+export const BEFORE_ALL_EVENTS: EventPosition = { txid: '0', seq: '0' };
 
 /**
  * Deletes up to `batchSize` events older than `cutoff` (their deliveries and attempts go with

@@ -2,7 +2,7 @@ import type { Db } from '../knex';
 import { TABLES } from '../tables';
 import type { LeadStatus } from '../../domain/lead-status';
 import { addToCounts } from './counters';
-import { storeLeadJson } from '.';
+import { storeLeadJson } from './lead-json';
 
 // `seed bulk`: realistic contacts, leads and (for converted leads) clients, generated inside
 // PostgreSQL in set-based batches. Each batch writes, in its transaction, what the leads module's

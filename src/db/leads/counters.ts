@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Db } from '../knex';
 import type { Logger } from '../../logger';
@@ -6,13 +7,13 @@ import { TABLES } from '../tables';
 import { acrossWorkspaces } from '../across-workspaces';
 import { startPeriodicJob, type PeriodicJob } from '../../server/periodic-job';
 
-// lead_counts (migration 20261123150000): how many of a workspace's leads have each status and
-// assignee ('' for none), so the list's totals sum a few rows instead of counting the leads
-// (count(*) of a million-lead workspace took about 100 ms). One row per (workspace, status,
-// assignee, shard): each write adds to a random one of 16 shards, so concurrent writes to one
-// workspace rarely wait on one row, and `foldCounterShards` folds them back. Every write of leads
-// in this folder calls `addToCounts` in its own transaction, which keeps the totals exact.
-const SHARDS = 16;
+// lead_counts (migrations 20261123150000, 20261210120000): how many of a workspace's leads have
+// each status and assignee ('' for none), so the list's totals sum a few rows instead of counting
+// the leads (count(*) of a million-lead workspace took about 100 ms). Each write inserts rows of
+// its own, under a random shard number (1..2^62: no two writes meet on a row, so concurrent
+// writers of one workspace never wait for each other here); `foldCounterShards` adds them into
+// each group's shard 0 in the background. A total sums the folded row and what is not folded
+// yet, in one snapshot, so it is exact at every moment.
 
 /** One lead entering (+1) or leaving (-1) a (status, assignee) group. */
 export interface CountDelta {
@@ -21,9 +22,14 @@ export interface CountDelta {
   n: number;
 }
 
+/** A shard number of its own for one write's delta rows: 1..2^62. */
+function deltaShard(): string {
+  return String((randomBytes(8).readBigUInt64BE() >> 2n) + 1n);
+}
+
 /**
- * Applies `deltas` to the workspace's counters in one statement: summed per group, into one random
- * shard, upserted in key order so that two writes never lock the same rows in opposite orders.
+ * Applies `deltas` to the workspace's counters in one insert: summed per group, as new rows of
+ * one fresh shard. (On a shard number that somehow met another, it adds to that row.)
  */
 export async function addToCounts(trx: Knex.Transaction, orgId: string, deltas: readonly CountDelta[]): Promise<void> {
   const groups = new Map<string, { status: LeadStatus; assigneeKey: string; n: number }>();
@@ -38,7 +44,7 @@ export async function addToCounts(trx: Knex.Transaction, orgId: string, deltas: 
     .filter((g) => g.n !== 0)
     .sort((a, b) => compare(a.status, b.status) || compare(a.assigneeKey, b.assigneeKey));
   if (rows.length === 0) return;
-  const shard = Math.floor(Math.random() * SHARDS);
+  const shard = deltaShard();
   await trx(TABLES.leadCounts)
     .insert(rows.map((g) => ({ org_id: orgId, status: g.status, assignee_key: g.assigneeKey, shard, n: g.n })))
     .onConflict(['org_id', 'status', 'assignee_key', 'shard'])
@@ -68,54 +74,49 @@ export async function countByCounters(db: Db, orgId: string, filters: CountedFil
 }
 
 /**
- * Folds each of the workspace's counter groups into one row: of a group's rows it can lock (SKIP
- * LOCKED: it never waits for a write, and no write waits on it in a cycle) the lowest shard takes
- * their sum and the others are deleted (all of them when the sum is 0). Totals stay exact: a
- * write blocked on a deleted row inserts it afresh once this commits (ON CONFLICT retries), one
- * blocked on the kept row adds to the folded sum. One statement, so it needs no transaction of its
- * own. Answers how many rows were deleted.
+ * Folds up to `maxRows` of the workspace's unfolded counter rows (shard <> 0) into their groups'
+ * shard 0, and drops folded groups that sum to zero. Rows it cannot lock (SKIP LOCKED: another
+ * fold has them) are left for later; writes never wait on it, as they insert rows of their own.
+ * Totals stay exact: the deletes and the sums commit together. Answers how many rows went.
  */
 export async function foldCounterShards(db: Db, orgId: string, { maxRows = 10_000 }: { maxRows?: number } = {}): Promise<number> {
-  const group = (a: string, b: string) => `${a}.status = ${b}.status and ${a}.assignee_key = ${b}.assignee_key`;
-  const { rows } = await db.raw<{ rows: { deleted: number }[] }>(
-    `with locked as (
-       select status, assignee_key, shard, n from ${TABLES.leadCounts}
-       where org_id = ? and (status, assignee_key) in (
-         select status, assignee_key from ${TABLES.leadCounts} where org_id = ?
-         group by status, assignee_key having count(*) > 1 or sum(n) = 0)
-       order by status, assignee_key, shard
-       limit ?
-       for update skip locked),
-     folded as (
-       select status, assignee_key, min(shard) as kept_shard, sum(n) as total, count(*) as shards
-       from locked group by status, assignee_key),
-     deleted as (
-       delete from ${TABLES.leadCounts} c using locked l, folded f
-       where c.org_id = ? and ${group('c', 'l')} and c.shard = l.shard and ${group('f', 'l')}
-         and (l.shard <> f.kept_shard or f.total = 0)
-       returning 1),
-     -- Runs though nothing reads it, as every data-modifying WITH does.
-     kept as (
-       update ${TABLES.leadCounts} c set n = f.total from folded f
-       where c.org_id = ? and ${group('c', 'f')} and c.shard = f.kept_shard and f.total <> 0 and f.shards > 1)
-     select (select count(*) from deleted)::int as deleted`,
-    [orgId, orgId, maxRows, orgId, orgId],
-  );
-  return rows[0]!.deleted;
+  return db.transaction(async (trx) => {
+    const deleted: { status: LeadStatus; assignee_key: string; n: string }[] = await trx(TABLES.leadCounts)
+      .where('org_id', orgId)
+      .whereIn(['status', 'assignee_key', 'shard'], trx(TABLES.leadCounts)
+        .select('status', 'assignee_key', 'shard')
+        .where('org_id', orgId).whereNot('shard', 0)
+        .orderBy(['status', 'assignee_key', 'shard'])
+        .limit(maxRows)
+        .forUpdate().skipLocked())
+      .delete()
+      .returning(['status', 'assignee_key', 'n']);
+    if (deleted.length === 0) return 0;
+    const sums = new Map<string, { status: LeadStatus; assignee_key: string; n: number }>();
+    for (const row of deleted) {
+      const key = `${row.status}\u0000${row.assignee_key}`;
+      const sum = sums.get(key) ?? { status: row.status, assignee_key: row.assignee_key, n: 0 };
+      sum.n += Number(row.n);
+      sums.set(key, sum);
+    }
+    const folded = [...sums.values()].sort((a, b) => compare(a.status, b.status) || compare(a.assignee_key, b.assignee_key));
+    await trx(TABLES.leadCounts)
+      .insert(folded.map((g) => ({ org_id: orgId, status: g.status, assignee_key: g.assignee_key, shard: 0, n: g.n })))
+      .onConflict(['org_id', 'status', 'assignee_key', 'shard'])
+      .merge({ n: trx.raw('?? + excluded.n', [`${TABLES.leadCounts}.n`]) });
+    await trx(TABLES.leadCounts).where({ org_id: orgId, shard: 0, n: 0 }).delete();
+    return deleted.length;
+  });
 }
 
 /**
- * Cross-workspace: the workspaces with a counter group to fold. It reads every workspace's
- * counters (every shard on Citus), so it runs as an exemption (`acrossWorkspaces`).
+ * Cross-workspace: the workspaces with counter rows to fold (through the partial index on
+ * unfolded rows). It reads every workspace's counters (every shard on Citus), so it runs as an
+ * exemption (`acrossWorkspaces`).
  */
 export async function workspacesWithCountersToFoldAcrossWorkspaces(db: Db): Promise<string[]> {
   return acrossWorkspaces(db, async (trx) => {
-    const rows: { org_id: string }[] = await trx(TABLES.leadCounts)
-      .distinct('org_id')
-      .whereIn(['org_id', 'status', 'assignee_key'], trx(TABLES.leadCounts)
-        .select('org_id', 'status', 'assignee_key')
-        .groupBy('org_id', 'status', 'assignee_key')
-        .havingRaw('count(*) > 1 or sum(n) = 0'));
+    const rows: { org_id: string }[] = await trx(TABLES.leadCounts).distinct('org_id').whereNot('shard', 0);
     return rows.map((r) => r.org_id);
   });
 }
@@ -144,12 +145,12 @@ export async function foldAllCounterShards(db: Db, shouldStop: () => boolean = (
 }
 
 /**
- * Folds the counters at start and then every `intervalMs` (a minute), so a total sums about a row
- * per group. Every instance may run it: concurrent folds skip each other's rows. A failure is
+ * Folds the counters at start and then every `intervalMs` (a second), so a total sums a row per
+ * group and the rows of the last second's writes. Every instance may run it: concurrent folds skip each other's rows. A failure is
  * logged and tried again at the next interval.
  */
 export function startCounterFolding(options: { db: Db; logger: Logger; intervalMs?: number }): PeriodicJob {
-  const { db, logger, intervalMs = 60_000 } = options;
+  const { db, logger, intervalMs = 1_000 } = options;
   return startPeriodicJob({
     intervalMs,
     runAtStart: true,

@@ -106,7 +106,7 @@ function ifMatchCheck(req: Request, principal: Principal): ProcedureCall['precon
   if (ifMatch === undefined || req.params.id === undefined) return undefined;
   const id = pathId(req);
   return async (trx) => {
-    const current = await leads.lockForUpdate(trx, principal.orgId, id);
+    const current = await leads.lockLead(trx, principal.orgId, id);
     if (current && !ifMatchHolds(ifMatch, leadEtag({ id, updatedAt: current.updatedAt }))) {
       throw new AppError('PRECONDITION_FAILED', 'The lead has changed since the If-Match ETag was read (or the ETag is not one of its): read it again and retry');
     }

@@ -1,6 +1,7 @@
 import { defineProcedure } from '../../rpc/define-procedure';
 import { recordEvents } from '../../events/record-events';
 import * as contacts from '../../db/contacts';
+import * as leads from '../../db/leads';
 import { uniqueInOrder } from '../../domain/phone';
 import { idOf, objectOf } from '../shared/fields';
 import { notInWorkspace } from '../shared/references';
@@ -33,14 +34,10 @@ export const contactsUpdate = defineProcedure({
       const current = await contacts.lockForUpdate(trx, ctx.orgId, input.id);
       if (!current) throw notInWorkspace('contacts', input.id);
       assertUnchangedSince('contact', current.updatedAt, input.expectedUpdatedAt);
-      await contacts.update(trx, ctx.orgId, input.id, withoutUndefined(patch));
-      const contact = (await contacts.getById(trx, ctx.orgId, input.id))!;
-      await recordEvents(trx, ctx, [{ type: 'contact.updated', object: contact }]);
+      // Through the leads' write unit: the contact's leads keep copies of its person fields.
+      const { contact, events } = (await leads.updateContact(trx, ctx.orgId, input.id, patch))!;
+      await recordEvents(trx, ctx, events);
       return contact;
     });
   },
 });
-
-function withoutUndefined<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
-}

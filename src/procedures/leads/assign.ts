@@ -3,7 +3,6 @@ import * as leads from '../../db/leads';
 import { idOf, objectOf } from '../shared/fields';
 import { notInWorkspace, referenceTo } from '../shared/references';
 import { recordEvents } from '../../events/record-events';
-import { leadChangeEvents } from './lead-events';
 import { leadOutput, type LeadOutput } from './lead.schema';
 
 export const leadsAssignInput = objectOf({
@@ -22,12 +21,10 @@ export const leadsAssign = defineProcedure({
   output: leadOutput,
   async handler({ ctx, input }): Promise<LeadOutput> {
     return ctx.db.transaction(async (trx) => {
-      const current = await leads.lockForUpdate(trx, ctx.orgId, input.id);
-      if (!current) throw notInWorkspace('leads', input.id);
-      await leads.update(trx, ctx.orgId, current, { assignedToId: input.assignedToId });
-      const lead = (await leads.getById(trx, ctx.orgId, input.id))!;
-      await recordEvents(trx, ctx, leadChangeEvents(current, lead));
-      return lead;
+      const written = await leads.updateLead(trx, ctx.orgId, input.id, { fields: { assignedToId: input.assignedToId } });
+      if (!written) throw notInWorkspace('leads', input.id);
+      await recordEvents(trx, ctx, written.events);
+      return written.lead;
     });
   },
 });

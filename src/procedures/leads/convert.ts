@@ -7,7 +7,6 @@ import { assertCanConvert } from '../../domain/lead-status';
 import { idOf, objectOf } from '../shared/fields';
 import { notInWorkspace, referenceTo } from '../shared/references';
 import { recordEvents } from '../../events/record-events';
-import { leadChangeEvents } from './lead-events';
 import { embedIfReadable } from '../../auth/readable-embeds';
 import { clientOutput, clientReferenceOutput } from '../clients/client.schema';
 import { leadOutput } from './lead.schema';
@@ -33,17 +32,17 @@ export const leadsConvert = defineProcedure({
   output: leadsConvertOutput,
   async handler({ ctx, input }): Promise<z.input<typeof leadsConvertOutput>> {
     return ctx.db.transaction(async (trx) => {
-      const current = await leads.lockForUpdate(trx, ctx.orgId, input.id);
-      if (!current) throw notInWorkspace('leads', input.id);
-      assertCanConvert(current.status);
-      const lead = (await leads.getById(trx, ctx.orgId, input.id))!;
+      const lead = await leads.lockLead(trx, ctx.orgId, input.id);
+      if (!lead) throw notInWorkspace('leads', input.id);
+      assertCanConvert(lead.status);
       const { client, created } = await clientFor(trx, ctx.orgId, lead, input.clientId);
-      await leads.markConverted(trx, ctx.orgId, current, client.id);
-      const converted = (await leads.getById(trx, ctx.orgId, lead.id))!;
+      // The one write that makes a lead CONVERTED: it links the client and records when.
+      const written = (await leads.updateLead(trx, ctx.orgId, lead.id, { fields: { status: 'CONVERTED', clientId: client.id }, convertedNow: true }))!;
+      const converted = written.lead;
       await recordEvents(trx, ctx, [
         ...(created ? [{ type: 'client.created' as const, object: client }] : []),
         { type: 'lead.converted', object: converted, details: { client } },
-        ...leadChangeEvents(current, converted),
+        ...written.events,
       ]);
       // The client whole only for a key that may read clients; otherwise its id.
       return { lead: converted, client: embedIfReadable(ctx.scopes, 'clients.read', client) };

@@ -1,6 +1,5 @@
 import { defineProcedure } from '../../rpc/define-procedure';
 import * as leads from '../../db/leads';
-import * as contacts from '../../db/contacts';
 import { INITIAL_LEAD_STATUSES } from '../../domain/lead-status';
 import { uniqueInOrder } from '../../domain/phone';
 import { enumOf, listOf, objectOf, requiredText, text } from '../shared/fields';
@@ -36,13 +35,7 @@ export const leadsCreate = defineProcedure({
     const phones = uniqueInOrder([input.phone, ...(input.phones ?? [])]);
     const emails = uniqueInOrder([...(input.email ? [input.email] : []), ...(input.emails ?? [])]);
     return ctx.db.transaction(async (trx) => {
-      const contact = await contacts.insert(trx, ctx.orgId, {
-        name: input.name,
-        phones,
-        emails,
-        company: input.company ?? null,
-      });
-      const lead = await leads.insert(trx, ctx.orgId, contact, {
+      const { lead, events } = await leads.createLead(trx, ctx.orgId, { name: input.name, phones, emails, company: input.company ?? null }, {
         status: input.status ?? 'NOT_CONTACTED',
         source: input.source ?? null,
         notes: input.notes ?? null,
@@ -50,7 +43,7 @@ export const leadsCreate = defineProcedure({
         assignedToId: input.assignedToId ?? null,
         clientId: null,
       });
-      await recordEvents(trx, ctx, [{ type: 'contact.created', object: contact }, { type: 'lead.created', object: lead }]);
+      await recordEvents(trx, ctx, events);
       return lead;
     });
   },

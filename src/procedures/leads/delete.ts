@@ -16,11 +16,10 @@ export const leadsDelete = defineProcedure({
   output: leadDeletedOutput,
   async handler({ ctx, input }): Promise<z.input<typeof leadDeletedOutput>> {
     return ctx.db.transaction(async (trx) => {
-      // The lead as it was, locked, so the event carries what was deleted.
-      if (!(await leads.lockForUpdate(trx, ctx.orgId, input.id))) throw notInWorkspace('leads', input.id);
-      const lead = (await leads.getById(trx, ctx.orgId, input.id))!;
-      await leads.remove(trx, ctx.orgId, input.id);
-      await recordEvents(trx, ctx, [{ type: 'lead.deleted', object: lead }]);
+      // The event carries the lead as it was deleted.
+      const deleted = await leads.deleteLead(trx, ctx.orgId, input.id);
+      if (!deleted) throw notInWorkspace('leads', input.id);
+      await recordEvents(trx, ctx, deleted.events);
       return { id: input.id, deleted: true as const };
     });
   },

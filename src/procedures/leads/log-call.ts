@@ -6,7 +6,6 @@ import { CALL_OUTCOMES, assertCallCanBeLogged } from '../../domain/lead-status';
 import { enumOf, idOf, objectOf, text } from '../shared/fields';
 import { dateTimeField } from '../shared/format-fields';
 import { recordEvents } from '../../events/record-events';
-import { leadChangeEvents } from './lead-events';
 import { leadCallOutput, leadOutput } from './lead.schema';
 
 export const leadsLogCallInput = objectOf({
@@ -33,9 +32,10 @@ export const leadsLogCall = defineProcedure({
   async handler({ ctx, input }): Promise<z.input<typeof leadsLogCallOutput>> {
     const nextCallAt = input.nextCallAt ?? null;
     return ctx.db.transaction(async (trx) => {
-      const current = await leads.lockForUpdate(trx, ctx.orgId, input.id);
-      if (!current) throw notInWorkspace('leads', input.id);
-      assertCallCanBeLogged(current.status, input.outcome);
+      const written = await leads.updateLead(trx, ctx.orgId, input.id, { fields: { status: input.outcome, nextCallAt } }, (before) => {
+        assertCallCanBeLogged(before.status, input.outcome);
+      });
+      if (!written) throw notInWorkspace('leads', input.id);
       const call = await leads.insertCall(trx, ctx.orgId, {
         leadId: input.id,
         outcome: input.outcome,
@@ -43,9 +43,8 @@ export const leadsLogCall = defineProcedure({
         nextCallAt,
         loggedBy: ctx.actor.id,
       });
-      await leads.update(trx, ctx.orgId, current, { status: input.outcome, nextCallAt });
-      const lead = (await leads.getById(trx, ctx.orgId, input.id))!;
-      await recordEvents(trx, ctx, [{ type: 'lead.call_logged', object: lead, details: { call } }, ...leadChangeEvents(current, lead)]);
+      const { lead } = written;
+      await recordEvents(trx, ctx, [{ type: 'lead.call_logged', object: lead, details: { call } }, ...written.events]);
       return { call, lead };
     });
   },

@@ -1,14 +1,12 @@
 import { defineProcedure } from '../../rpc/define-procedure';
 import * as leads from '../../db/leads';
-import * as contacts from '../../db/contacts';
 import { LEAD_STATUSES, assertStatusChangeAllowed } from '../../domain/lead-status';
 import { uniqueInOrder } from '../../domain/phone';
 import { enumOf, idOf, listOf, objectOf, requiredText, text } from '../shared/fields';
 import { dateTimeField, emailField, phoneField } from '../shared/format-fields';
 import { notInWorkspace, referenceTo } from '../shared/references';
 import { assertUnchangedSince, expectedUpdatedAtField } from '../shared/concurrency';
-import { recordEvents, type EventDraft } from '../../events/record-events';
-import { leadChangeEvents } from './lead-events';
+import { recordEvents } from '../../events/record-events';
 import { leadOutput, type LeadOutput } from './lead.schema';
 
 /** Absent means unchanged; null clears a nullable field. */
@@ -39,30 +37,17 @@ export const leadsUpdate = defineProcedure({
     const phones = input.phones && uniqueInOrder(input.phones);
     const emails = input.emails && uniqueInOrder(input.emails);
     return ctx.db.transaction(async (trx) => {
-      const current = await leads.lockForUpdate(trx, ctx.orgId, input.id);
-      if (!current) throw notInWorkspace('leads', input.id);
-      assertUnchangedSince('lead', current.updatedAt, input.expectedUpdatedAt);
-      if (input.status) assertStatusChangeAllowed(current.status, input.status);
-      const contactPatch = { name: input.name, phones, emails, company: input.company };
-      const events: EventDraft[] = [];
-      if (Object.values(contactPatch).some((v) => v !== undefined)) {
-        await contacts.update(trx, ctx.orgId, current.contactId, withoutUndefined(contactPatch));
-        events.push({ type: 'contact.updated', object: (await contacts.getById(trx, ctx.orgId, current.contactId))! });
-      }
-      await leads.update(trx, ctx.orgId, current, {
-        status: input.status,
-        source: input.source,
-        notes: input.notes,
-        nextCallAt: input.nextCallAt,
-        assignedToId: input.assignedToId,
+      const change = {
+        person: { name: input.name, phones, emails, company: input.company },
+        fields: { status: input.status, source: input.source, notes: input.notes, nextCallAt: input.nextCallAt, assignedToId: input.assignedToId },
+      };
+      const written = await leads.updateLead(trx, ctx.orgId, input.id, change, (before) => {
+        assertUnchangedSince('lead', before.updatedAt, input.expectedUpdatedAt);
+        if (input.status) assertStatusChangeAllowed(before.status, input.status);
       });
-      const lead = (await leads.getById(trx, ctx.orgId, input.id))!;
-      await recordEvents(trx, ctx, [...events, ...leadChangeEvents(current, lead)]);
-      return lead;
+      if (!written) throw notInWorkspace('leads', input.id);
+      await recordEvents(trx, ctx, written.events);
+      return written.lead;
     });
   },
 });
-
-function withoutUndefined<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
-}

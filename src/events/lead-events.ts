@@ -1,6 +1,6 @@
-import type { EventDraft } from '../../events/record-events';
-import type { Lead } from '../../db/leads';
-import type { LeadStatus } from '../../domain/lead-status';
+import type { EventDraft } from './record-events';
+import type { Lead } from '../db/leads/shape';
+import type { LeadStatus } from '../domain/lead-status';
 
 /**
  * The events of a change to a lead: always `lead.updated`, plus `lead.status_changed` and
