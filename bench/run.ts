@@ -1,5 +1,5 @@
 import { openBenchDatabase, ensureWorkspace, createBenchKey, sampleOf, DEFAULT_BENCH_URL, type BenchWorkspace, writesWorkspaceId, postgresVersion } from './lib/dataset';
-import { startServer, buildService, runCannon, sampleRss, serviceEnv, serviceArgs, BENCH_POOL_MAX, type RunningServer } from './lib/processes';
+import { withServer, buildService, runCannon, sampleRss, serviceEnv, serviceArgs, BENCH_POOL_MAX } from './lib/processes';
 import { walk, supportsCursor, type WalkResult } from './lib/walk';
 import { table, walkLine, machineLine, type Row } from './lib/report';
 import type { CannonJob } from './lib/cannon';
@@ -20,15 +20,6 @@ async function measure(name: string, job: Omit<CannonJob, 'warmupSeconds' | 'sec
   const result = await runCannon({ ...job, warmupSeconds: PLAN.warmup, seconds: PLAN.seconds }, serverPid);
   rows.push({ name, connections: job.connections, result, tail });
   return result;
-}
-
-async function withServer<T>(name: string, nodeArgs: string[], env: Record<string, string>, fn: (s: RunningServer) => Promise<T>): Promise<T> {
-  const server = await startServer(name, nodeArgs, env);
-  try {
-    return await fn(server);
-  } finally {
-    await server.stop();
-  }
 }
 
 const rpcGet = (base: string, name: string, input: unknown) => `${base}/api/v1/rpc/${name}?input=${encodeURIComponent(JSON.stringify({ json: input }))}`;

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import type { Db } from '../src/db/knex';
 import { openBenchDatabase, ensureWorkspace, createBenchKey, sampleOf, DEFAULT_BENCH_URL, writesWorkspaceId, postgresVersion } from './lib/dataset';
-import { startServer, buildService, runCannon, serviceEnv, serviceArgs, postmasterOf, BENCH_POOL_MAX, type RunningServer } from './lib/processes';
+import { withServer, buildService, runCannon, serviceEnv, serviceArgs, postmasterOf, BENCH_POOL_MAX } from './lib/processes';
 import { table, machineLine, median, type Row } from './lib/report';
 import type { CannonJob, CannonRequest, CannonResult } from './lib/cannon';
 
@@ -52,15 +52,6 @@ async function measure(name: string, job: Omit<CannonJob, 'warmupSeconds' | 'sec
   rows.push({ name, connections: CONNECTIONS, result, tail });
   if (result.errors + result.non2xx > 0) process.stderr.write(`    ${result.errors} errors, ${result.non2xx} non-2xx answers\n`);
   return result;
-}
-
-async function withServer<T>(name: string, nodeArgs: string[], env: Record<string, string>, fn: (s: RunningServer) => Promise<T>): Promise<T> {
-  const server = await startServer(name, nodeArgs, env);
-  try {
-    return await fn(server);
-  } finally {
-    await server.stop();
-  }
 }
 
 let sent = 0;

@@ -18,6 +18,7 @@ import * as renderLeadJsonByKey from './20261207120000_render_lead_json_by_key';
 import * as createDeferredIndexes from './20261208120000_create_deferred_indexes';
 import * as distributeByWorkspace from './20261209120000_distribute_by_workspace';
 import * as writesWithoutHotRows from './20261210120000_writes_without_hot_rows';
+import * as dropLeadJsonRender from './20261210120100_drop_lead_json_render';
 
 /**
  * Every migration, in order. An explicit list rather than a scanned folder: it works the same
@@ -44,4 +45,5 @@ export const MIGRATIONS = [
   { name: '20261208120000_create_deferred_indexes', module: createDeferredIndexes },
   { name: '20261209120000_distribute_by_workspace', module: distributeByWorkspace },
   { name: '20261210120000_writes_without_hot_rows', module: writesWithoutHotRows },
+  { name: '20261210120100_drop_lead_json_render', module: dropLeadJsonRender },
 ];

@@ -226,3 +226,13 @@ export function sampleRss(pid: number, everyMs = 200): { stop(): number } {
     },
   };
 }
+
+/** Runs `fn` against a server started for it, and stops the server whatever `fn` does. */
+export async function withServer<T>(name: string, nodeArgs: string[], env: Record<string, string>, fn: (s: RunningServer) => Promise<T>): Promise<T> {
+  const server = await startServer(name, nodeArgs, env);
+  try {
+    return await fn(server);
+  } finally {
+    await server.stop();
+  }
+}

@@ -102,6 +102,7 @@ export async function seedBulk(db: Db, options: SeedBulkOptions): Promise<SeedBu
   const loadStarted = performance.now();
   report({ phase: 'load', state: 'start', leads: options.leads, members: memberIds.length, batches: starts.length, concurrency });
   let done = 0;
+  let analysed = false;
   options.onProgress?.(0, options.leads);
   // The load is CPU-bound in PostgreSQL (index and trigram maintenance): two connections use two cores.
   const worker = async () => {
@@ -109,6 +110,12 @@ export async function seedBulk(db: Db, options: SeedBulkOptions): Promise<SeedBu
       const to = Math.min(options.leads, from + batchSize - 1);
       await bulkSeed.insertBatch(db, { orgId: org.id, memberIds, region: org.phoneRegion, from, to, total: options.leads, phoneOffset });
       done += to - from + 1;
+      // Once the first batch is in, the statistics learn the workspace: planned as an empty one,
+      // each later batch's keyed lookups walked the workspace's rows, and the load slowed as it grew.
+      if (!analysed) {
+        analysed = true;
+        await bulkSeed.analyseLoaded(db);
+      }
       options.onProgress?.(done, options.leads);
     }
   };

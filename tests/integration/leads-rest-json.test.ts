@@ -5,8 +5,8 @@ import { bodyOf, listLeads, toJsonLead } from '../helpers/leads-rest';
 import { rpcPost, errorOf } from '../helpers/rpc';
 import * as leads from '../../src/db/leads';
 
-// The REST list sends each lead's JSON as PostgreSQL rendered it when the lead was written (view
-// lead_json_render, migration 20261205120000_store_lead_json); everything else reads leads
+// The REST list sends each lead's JSON as PostgreSQL rendered it when the lead was written
+// (src/db/leads/lead-json.ts); everything else reads leads
 // through `toLead`. These must never drift apart.
 const ctx = createTestContext();
 afterAll(() => ctx.close());

@@ -3,21 +3,22 @@ import { createWorkspace, createMember, createLead } from '../helpers/factories'
 import { bodyOf, listLeads, toJsonLead } from '../helpers/leads-rest';
 import { rpcPost, resultOf } from '../helpers/rpc';
 import * as leads from '../../src/db/leads';
+import { renderLeadJson } from '../../src/db/leads';
 import * as contacts from '../../src/db/contacts';
 import type { Db } from '../../src/db/knex';
 import { seedBulk } from '../../src/cli/seed-bulk';
 
-// The REST list sends each lead's JSON as stored in lead_json by the leads' data module
-// (src/db/leads), in the writing transaction. These pin that every way a lead or its contact
-// changes leaves the stored JSON equal to a fresh rendering (the view lead_json_render) and to
-// the Lead object that every other read answers.
+// The REST list sends each lead's JSON as stored in lead_json by the leads' write unit
+// (src/db/leads/writes.ts), in the writing transaction. These pin that every way a lead or its
+// contact changes leaves the stored JSON equal to a fresh rendering (renderLeadJson, the one
+// renderer) and to the Lead object that every other read answers.
 const ctx = createTestContext();
 afterAll(() => ctx.close());
 
 /** Stored JSON against a fresh rendering, one row per lead of the workspace. */
 async function expectStoredJsonCurrent(orgId: string): Promise<void> {
   const stored = await ctx.db('lead_json').where({ org_id: orgId }).orderBy('lead_id').select('lead_id', 'json');
-  const fresh = await ctx.db('lead_json_render').where({ org_id: orgId }).orderBy('lead_id').select('lead_id', 'json');
+  const fresh = await renderLeadJson(ctx.db, orgId);
   const leads = await ctx.db('leads').where({ org_id: orgId }).orderBy('id').pluck('id');
   expect(stored.map((r) => r.lead_id)).toEqual(leads);
   expect(stored).toEqual(fresh);

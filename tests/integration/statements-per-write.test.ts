@@ -241,7 +241,7 @@ const CASES: Record<string, Case> = {
     input: async () => ({ id: (await newLead({ email: 'lead@example.com' })).id }),
   },
   'leads.create': {
-    what: 'member check, contact, lead, stored JSON, counters, events, webhook deliveries',
+    what: 'member check; contact, lead, stored JSON and counters (one statement), events, webhook deliveries',
     input: async () => ({ name: unique('Lead'), phone: '+442079460129', email: 'Lead@Example.com', status: 'CONTACTED', assignedToId: memberId }),
   },
   'leads.delete': {

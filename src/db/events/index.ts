@@ -83,11 +83,12 @@ export async function insertWithDeliveries(trx: Db, events: readonly NewEvent[])
   if (events.length === 0) return;
   const orgId = events[0]!.orgId;
   if (events.some((e) => e.orgId !== orgId)) throw new Error('insertWithDeliveries: every event must be of one workspace');
-  const inserted: { id: string; seq: string }[] = await trx(TABLES.events)
-    .insert(events.map((e) => ({
-      org_id: orgId, id: e.id, type: e.type, actor_kind: e.actor.kind, actor_id: e.actor.id, object_id: e.objectId, data: e.data,
-    })))
-    .returning(['id', 'seq']);
+  const { rows: inserted } = await prepared(trx, trx.raw<{ rows: { id: string; seq: string }[] }>(
+    `insert into ${TABLES.events} (org_id, id, type, actor_kind, actor_id, object_id, data)
+     values ${events.map(() => '(?, ?, ?, ?, ?, ?, ?::jsonb)').join(', ')}
+     returning id, seq`,
+    events.flatMap((e) => [orgId, e.id, e.type, e.actor.kind, e.actor.id, e.objectId, JSON.stringify(e.data)]),
+  ));
   const seqOf = new Map(inserted.map((row) => [row.id, String(row.seq)]));
   await prepared(trx, trx.raw(
     `insert into webhook_deliveries (org_id, id, endpoint_id, event_id, event_seq, object_id)

@@ -123,7 +123,7 @@ export const BATCH_SETTINGS = [
 /**
  * Inserts one batch of contacts and leads (and clients for converted leads) in one transaction:
  * the rows in one statement, then the leads' counters (one upsert) and their stored JSON (one
- * insert from lead_json_render).
+ * insert rendered by lead-json.ts).
  */
 export async function insertBatch(db: Db, batch: BulkBatch): Promise<void> {
   await db.transaction(async (trx) => {
@@ -148,6 +148,11 @@ export const INSERTED_TABLES = [TABLES.contacts, TABLES.leads, TABLES.clients];
 
 /** The tables a bulk load writes: its three, and the leads' counters and stored JSON. */
 export const LOADED_TABLES = [...INSERTED_TABLES, TABLES.leadJson, TABLES.leadCounts];
+
+/** Refreshes the loaded tables' statistics (ANALYZE samples a fixed number of rows: well under a second). */
+export async function analyseLoaded(db: Db): Promise<void> {
+  await db.raw(`analyze ${LOADED_TABLES.join(', ')}`);
+}
 
 /**
  * Vacuums and analyses the loaded tables, as after any bulk load: without it every page of the

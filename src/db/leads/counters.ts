@@ -23,7 +23,7 @@ export interface CountDelta {
 }
 
 /** A shard number of its own for one write's delta rows: 1..2^62. */
-function deltaShard(): string {
+export function deltaShard(): string {
   return String((randomBytes(8).readBigUInt64BE() >> 2n) + 1n);
 }
 
@@ -50,6 +50,11 @@ export async function addToCounts(trx: Knex.Transaction, orgId: string, deltas: 
     .onConflict(['org_id', 'status', 'assignee_key', 'shard'])
     .merge({ n: trx.raw('?? + excluded.n', [`${TABLES.leadCounts}.n`]) });
 }
+
+/** One lead's +1 as a statement (a CTE of `createLead`): named bindings org, status, assigneeKey, shard. */
+export const COUNT_DELTA_INSERT = `insert into ${TABLES.leadCounts} as c (org_id, status, assignee_key, shard, n)
+    values (:org, :status, :assigneeKey, :shard, 1)
+    on conflict (org_id, status, assignee_key, shard) do update set n = c.n + excluded.n`;
 
 /** Byte order, which is the order of these ASCII keys in the primary key too. */
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

@@ -12,7 +12,7 @@ export type { LeadSortKey } from './cursor';
 export { listLeadsPage, renderLeadsPageJson, list, listAsJson, type LeadsPageRequest, type CursorPage } from './list';
 export { insertCall, listCalls, type LeadCall, type LeadCallFields } from './calls';
 export { startCounterFolding } from './counters';
-export { storeLeadJson } from './lead-json';
+export { storeLeadJson, renderLeadJson } from './lead-json';
 export { createLead, updateLead, lockLead, deleteLead, updateContact, unlinkClient, unassignMember, insertLeads, type LeadChange, type LeadWrite, type NewLead } from './writes';
 
 /** The hottest read: compiled once and run on the hot reads' pool (src/db/compiled-statements.ts says what that buys). */

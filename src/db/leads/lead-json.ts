@@ -1,37 +1,57 @@
 import type { Knex } from 'knex';
+import type { Db } from '../knex';
 import { TABLES } from '../tables';
 
+// lead_json holds each lead as the REST list sends it (plain JSON, dates as ISO 8601 text),
+// rendered by one SQL function, render_lead_json (migration 20261210120100), from the lead's and
+// its contact's values: here from the rows as they now are, and by `createLead` from the values it
+// inserts. Each field is written exactly as the Lead object's JSON.stringify writes it
+// (tests/integration/leads-rest-json.test.ts). The contact is probed by its key (the workspace a
+// value, OFFSET 0 so the probe is not flattened into a join): one primary-key lookup per lead,
+// however stale the statistics (joined, a workspace newer than them read all its contacts for
+// each lead). The workspace as a value also keeps the statement in one shard on Citus.
+
+/** The function's arguments for a lead `l` and its contact `c`, or for bound values in that order. */
+export const RENDER_ARGUMENTS = [
+  'id', 'contact_id', 'status', 'source', 'notes', 'next_call_at', 'created_at', 'updated_at', 'assigned_to_id', 'client_id',
+] as const;
+
+const RENDER = `
+  select l.org_id, l.id as lead_id,
+    render_lead_json(${RENDER_ARGUMENTS.map((column) => `l.${column}`).join(', ')}, c.name, c.phones, c.emails, c.company) as json
+  from ${TABLES.leads} l
+  cross join lateral (
+    select c.name, c.phones, c.emails, c.company from ${TABLES.contacts} c where c.org_id = ? and c.id = l.contact_id offset 0
+  ) c
+  where l.org_id = ?`;
+
+type Which = { leadIds: readonly string[] } | { contactId: string };
+
+function rendered(orgId: string, which?: Which): { sql: string; bindings: Knex.Value[] } {
+  if (!which) return { sql: RENDER, bindings: [orgId, orgId] };
+  if ('contactId' in which) return { sql: `${RENDER} and l.contact_id = ?`, bindings: [orgId, orgId, which.contactId] };
+  return { sql: `${RENDER} and l.id = any(?::text[])`, bindings: [orgId, orgId, [...which.leadIds]] };
+}
+
 /**
- * (Re)writes the stored JSON (lead_json) of the given leads, or of the contact's leads, as the
- * view lead_json_render (migration 20261205120000) renders them from the leads and contacts as
- * they now are: one renderer for every writer. In lead order, so that two writes never lock the
- * same rows in opposite orders. The write unit (writes.ts) and `seed bulk` (bulk-seed.ts) call it
- * after their row writes.
+ * (Re)writes the stored JSON of the given leads, or of the contact's leads. In lead order, so that
+ * two writes never lock the same rows in opposite orders. The write unit (writes.ts) and
+ * `seed bulk` (bulk-seed.ts) call it after their row writes.
  */
-export async function storeLeadJson(trx: Knex.Transaction, orgId: string, which: { leadIds: readonly string[] } | { contactId: string }): Promise<void> {
-  if ('contactId' in which) {
-    await trx.raw(
-      `insert into ${TABLES.leadJson} (org_id, lead_id, json)
-       select org_id, lead_id, json from lead_json_render where org_id = ? and contact_id = ?
-       order by lead_id
-       on conflict (org_id, lead_id) do update set json = excluded.json`,
-      [orgId, which.contactId],
-    );
-    return;
-  }
-  // Each lead rendered by its own keys (OFFSET 0 keeps the lateral subquery from being flattened
-  // into a join): two primary-key probes per lead, however stale the statistics. Planned as a
-  // join, a batch of a workspace newer than the statistics read every contact of the workspace
-  // for each lead (10,000 new leads: 181 s; by key: about 1 s).
+export async function storeLeadJson(trx: Knex.Transaction, orgId: string, which: Which): Promise<void> {
+  const { sql, bindings } = rendered(orgId, which);
   await trx.raw(
     `insert into ${TABLES.leadJson} (org_id, lead_id, json)
-     select r.org_id, r.lead_id, r.json
-     from unnest(?::text[]) as k(id)
-     cross join lateral (
-       select v.org_id, v.lead_id, v.json from lead_json_render v where v.org_id = ? and v.lead_id = k.id offset 0
-     ) r
-     order by r.lead_id
+     ${sql}
+     order by l.id
      on conflict (org_id, lead_id) do update set json = excluded.json`,
-    [[...which.leadIds], orgId],
+    bindings,
   );
+}
+
+/** The workspace's leads rendered afresh, by id: what lead_json must hold (tests compare the two). */
+export async function renderLeadJson(db: Db, orgId: string): Promise<{ lead_id: string; json: string }[]> {
+  const { sql, bindings } = rendered(orgId);
+  const { rows } = await db.raw<{ rows: { lead_id: string; json: string }[] }>(`${sql} order by l.id`, bindings);
+  return rows.map(({ lead_id, json }) => ({ lead_id, json }));
 }

@@ -79,7 +79,7 @@ const FIELD_SEPARATOR = '\u001f';
 /**
  * The contact match of the contacts list (`whereContactMatches`), for leads (alias `l`): on the
  * copies of their contact's search_text (lower-cased) and phone_digits that each lead carries
- * (written by this folder's `insert` and `applyContactChange`), so a search reads no contact for
+ * (written by the leads' write unit, writes.ts), so a search reads no contact for
  * the leads it rejects. `like lower(pattern)` on lower-cased text is what ILIKE does in a UTF-8
  * database. The rare checks that need the contact's own fields read it only for the leads still
  * in question.
