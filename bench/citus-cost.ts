@@ -6,10 +6,7 @@ import pg from 'pg';
 import { createDb, type Db } from '../src/db/knex';
 import { migrateLatest } from '../src/db/migrator';
 import { createBenchKey, ensureWorkspace, sampleOf, writesWorkspaceId } from './lib/dataset';
-import { WORKSPACE_TABLES as DISTRIBUTED_TABLES } from '../migrations/20261209120000_distribute_by_workspace';
-
-/** The workspace tables distributed then and still there (migration 20261210120000 dropped event_sequences). */
-const WORKSPACE_TABLES = DISTRIBUTED_TABLES.filter((table) => table !== 'event_sequences');
+import { WORKSPACE_TABLES } from '../migrations/20261210120000_writes_without_hot_rows';
 import { cpuTimeUs, serviceArgs, serviceEnv, startServer } from './lib/processes';
 import type { CannonJob, CannonResult } from './lib/cannon';
 

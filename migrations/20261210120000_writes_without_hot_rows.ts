@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { WORKSPACE_TABLES as DISTRIBUTED_TABLES } from './20261209120000_distribute_by_workspace';
 
 // A workspace's concurrent writers no longer queue behind two rows it shared
 // (docs/decisions.md, "Writes"):
@@ -11,6 +12,9 @@ import type { Knex } from 'knex';
 // - Lead counters. Each write upserted one of 16 shard rows per group; now each inserts a row of
 //   its own (a random shard in 1..2^62, so no two writes meet) and `foldCounterShards` folds the
 //   rows of a group into shard 0 in the background (the partial index finds what is left to fold).
+/** The workspace tables distributed by 20261209120000 that remain after this migration drops event_sequences. */
+export const WORKSPACE_TABLES = DISTRIBUTED_TABLES.filter((table) => table !== 'event_sequences');
+
 export async function up(knex: Knex): Promise<void> {
   // One statement a call: Citus runs some of these (the update, setval) across every shard.
   for (const statement of [

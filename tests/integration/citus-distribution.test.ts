@@ -3,7 +3,7 @@ import { createWorkspace } from '../helpers/factories';
 import { rpcGet, rpcPost, resultOf } from '../helpers/rpc';
 import { acrossWorkspaces } from '../../src/db/across-workspaces';
 import { insertEndpoint } from '../helpers/webhook-fixtures';
-import { WORKSPACE_TABLES } from '../../migrations/20261209120000_distribute_by_workspace';
+import { WORKSPACE_TABLES } from '../../migrations/20261210120000_writes_without_hot_rows';
 
 const onCitus = process.env.WSAPI_TEST_CITUS === '1';
 
@@ -22,8 +22,7 @@ afterAll(() => ctx.close());
     );
     const byName = Object.fromEntries(rows.map((r: { name: string }) => [r.name, r]));
     expect(byName.organisations).toMatchObject({ type: 'distributed', column: 'id' });
-    // event_sequences was dropped since (migration 20261210120000_writes_without_hot_rows).
-    for (const table of WORKSPACE_TABLES.filter((name) => name !== 'event_sequences')) {
+    for (const table of WORKSPACE_TABLES) {
       expect([table, byName[table]?.type, byName[table]?.column, byName[table]?.colocation_id])
         .toEqual([table, 'distributed', 'org_id', byName.organisations.colocation_id]);
     }
