@@ -241,7 +241,7 @@ const CASES: Record<string, Case> = {
     input: async () => ({ id: (await newLead({ email: 'lead@example.com' })).id }),
   },
   'leads.create': {
-    what: 'member check; contact, lead, stored JSON and counters (one statement), events, webhook deliveries',
+    what: 'member check; contact, lead, stored JSON, counters and events (one statement, which also reads whether the workspace has an enabled endpoint), webhook deliveries',
     input: async () => ({ name: unique('Lead'), phone: '+442079460129', email: 'Lead@Example.com', status: 'CONTACTED', assignedToId: memberId }),
   },
   'leads.delete': {
@@ -377,6 +377,25 @@ describe('statements per write (docs/architecture.md, "Statements per write")', 
     // The descriptions too: the table is the one this file generates.
     expect(tableBetweenMarkers(doc)).toBe(table);
   }, 180_000);
+
+  it('runs no deliveries statement in a workspace without an enabled webhook endpoint', async () => {
+    const quiet = await createWorkspace(ctx.db, { tier: MAXIMUM_TIER });
+    const keyWithEndpoints = key;
+    key = await insertKeyWithEveryScope(ctx.db, quiet.org.id);
+    try {
+      const counted = async (name: string, input: unknown) => {
+        const { res, rec } = await recorded(name, input);
+        expect(res.status).toBe(200);
+        return rec.statements.filter((s) => kindOf(s) === 'counted').map((s) => ({ inTransaction: s.txId !== undefined, deliveries: /webhook_deliveries/.test(s.sql) }));
+      };
+      // leads.create: its one statement (rows and events); contacts.create: the contact, then its events.
+      expect(await counted('leads.create', { name: unique('Quiet'), phone: '+442079460125' })).toEqual([{ inTransaction: true, deliveries: false }]);
+      expect(await counted('contacts.create', { name: unique('Quiet'), phones: ['+442079460126'] }))
+        .toEqual([{ inTransaction: true, deliveries: false }, { inTransaction: true, deliveries: false }]);
+    } finally {
+      key = keyWithEndpoints;
+    }
+  });
 });
 
 /** A write's statements: those in its transaction, and those before it (input checks) or without one. */

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Db } from '../knex';
 import { TABLES } from '../tables';
 import { paginate } from '../paginate';
@@ -63,42 +64,82 @@ function toEvent(row: EventRow): WorkspaceEvent {
   };
 }
 
+/** Whether the workspace `:org` has an enabled webhook endpoint: only then can an event need a delivery. */
+export const ENDPOINTS_EXIST = `exists (select 1 from webhook_endpoints where org_id = :org and enabled)`;
+
 /**
- * Records events and one pending delivery per enabled webhook endpoint that subscribes to the
- * type (or to `*`) and whose kept read scopes cover it. Run it inside the write's transaction:
- * the events commit or roll back with the change.
+ * The insert of `events` (all of the workspace bound as `:org`) as SQL text with named bindings,
+ * for a statement to carry as a CTE: `insertEvents` below, and a write that records its events in
+ * its own statement (the leads' createLead). The text depends only on how many events there are.
+ */
+export function eventsInsert(events: readonly NewEvent[]): { sql: string; bindings: Record<string, Knex.Value> } {
+  const bindings: Record<string, Knex.Value> = {};
+  const rows = events.map((e, i) => {
+    Object.assign(bindings, {
+      [`event${i}Id`]: e.id, [`event${i}Type`]: e.type, [`event${i}ActorKind`]: e.actor.kind, [`event${i}ActorId`]: e.actor.id,
+      [`event${i}Object`]: e.objectId, [`event${i}Data`]: JSON.stringify(e.data),
+    });
+    return `(:org, :event${i}Id, :event${i}Type, :event${i}ActorKind, :event${i}ActorId, :event${i}Object, :event${i}Data::jsonb)`;
+  });
+  return {
+    sql: `insert into ${TABLES.events} (org_id, id, type, actor_kind, actor_id, object_id, data) values ${rows.join(', ')}`,
+    bindings,
+  };
+}
+
+/**
+ * Records events, in the write's transaction (`trx`): they commit or roll back with the change.
+ * Answers whether the workspace has an enabled webhook endpoint, read in the same statement: when
+ * it has none (most writes), no delivery can be due and `insertDeliveries` is not needed.
  *
  * Order: each event takes the writing transaction's id (`txid`) and the next number of one
  * sequence (`seq`), both column defaults; nothing is locked, so a workspace's writers commit in
- * parallel. Readers order by (txid, seq) below a horizon (`listAfter`). A delivery's `event_seq`
- * orders one object's deliveries: two writes of one object take its row lock in turn, so the
- * later one's events take later numbers.
- *
- * Two statements, each naming the workspace in every table, so on Citus each runs in the
- * workspace's shard group alone and the transaction commits there in one phase, which the
- * horizon relies on (docs/decisions.md, "Event order"). A delivery's id is derived from its event
- * and endpoint, which make it unique: a write may not call a volatile function on Citus.
+ * parallel. Readers order by (txid, seq) below a horizon (`listAfter`).
  */
-export async function insertWithDeliveries(trx: Db, events: readonly NewEvent[]): Promise<void> {
-  if (events.length === 0) return;
-  const orgId = events[0]!.orgId;
-  if (events.some((e) => e.orgId !== orgId)) throw new Error('insertWithDeliveries: every event must be of one workspace');
-  const { rows: inserted } = await prepared(trx, trx.raw<{ rows: { id: string; seq: string }[] }>(
-    `insert into ${TABLES.events} (org_id, id, type, actor_kind, actor_id, object_id, data)
-     values ${events.map(() => '(?, ?, ?, ?, ?, ?, ?::jsonb)').join(', ')}
-     returning id, seq`,
-    events.flatMap((e) => [orgId, e.id, e.type, e.actor.kind, e.actor.id, e.objectId, JSON.stringify(e.data)]),
+export async function insertEvents(trx: Db, events: readonly NewEvent[]): Promise<{ endpoints: boolean }> {
+  const orgId = onlyWorkspaceOf(events);
+  const { sql, bindings } = eventsInsert(events);
+  const { rows } = await prepared(trx, trx.raw<{ rows: { endpoints: boolean }[] }>(
+    `with recorded as (${sql}) select ${ENDPOINTS_EXIST} as endpoints`,
+    { ...bindings, org: orgId },
   ));
-  const seqOf = new Map(inserted.map((row) => [row.id, String(row.seq)]));
+  return { endpoints: rows[0]!.endpoints };
+}
+
+/**
+ * One pending delivery of each of `events` (recorded earlier in this transaction) per enabled
+ * webhook endpoint that subscribes to its type (or to `*`) and whose kept read scopes cover it.
+ * A delivery's `event_seq` is its event's: two writes of one object take its row lock in turn,
+ * so the later one's events took later numbers, and the worker delivers an object's events in
+ * that order. The events are read back by key in the workspace's shard (on Citus the statement
+ * runs there alone, and the transaction commits in one phase, which the event horizon relies
+ * on: docs/decisions.md, "Event order"). A delivery's id is derived from its event and endpoint,
+ * which make it unique: a write may not call a volatile function on Citus.
+ */
+export async function insertDeliveries(trx: Db, events: readonly NewEvent[]): Promise<void> {
+  const orgId = onlyWorkspaceOf(events);
   await prepared(trx, trx.raw(
     `insert into webhook_deliveries (org_id, id, endpoint_id, event_id, event_seq, object_id)
      select w.org_id, 'dlv_' || md5(e.id || ':' || w.id), w.id, e.id, e.seq, e.object_id
-     from webhook_endpoints w
-     join (values ${events.map(() => '(?::text, ?::bigint, ?::text, ?::text, ?::text)').join(', ')}) as e(id, seq, type, scope, object_id)
-       on (w.events @> array[e.type] or w.events @> array['*']) and w.read_scopes @> array[e.scope]
-     where w.org_id = ? and w.enabled`,
-    [...events.flatMap((e) => [e.id, seqOf.get(e.id)!, e.type, e.scope, e.objectId]), orgId],
+     from (values ${events.map(() => '(?::text, ?::text)').join(', ')}) as s(id, scope)
+     join ${TABLES.events} e on e.org_id = ? and e.id = s.id
+     join webhook_endpoints w on w.org_id = ? and w.enabled
+       and (w.events @> array[e.type] or w.events @> array['*']) and w.read_scopes @> array[s.scope]`,
+    [...events.flatMap((e) => [e.id, e.scope]), orgId, orgId],
   ));
+}
+
+/** Records events and their deliveries (insertEvents, then insertDeliveries when an endpoint may want them). */
+export async function insertWithDeliveries(trx: Db, events: readonly NewEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  const { endpoints } = await insertEvents(trx, events);
+  if (endpoints) await insertDeliveries(trx, events);
+}
+
+function onlyWorkspaceOf(events: readonly NewEvent[]): string {
+  const orgId = events[0]?.orgId;
+  if (orgId === undefined || events.some((e) => e.orgId !== orgId)) throw new Error('events: at least one, all of one workspace');
+  return orgId;
 }
 
 function filteredEvents(db: Db, orgId: string, filters: EventListFilters) {

@@ -4,7 +4,8 @@ import * as contacts from '../contacts';
 import * as tasks from '../tasks';
 import { newId } from '../../domain/ids';
 import type { LeadStatus } from '../../domain/lead-status';
-import type { EventDraft } from '../../events/record-events';
+import { newEvents, type EventDraft, type EventSource } from '../../events/record-events';
+import * as eventsQueries from '../events';
 import { leadChangeEvents } from '../../events/lead-events';
 import { addToCounts, deltaShard, COUNT_DELTA_INSERT, type CountDelta } from './counters';
 import { prepared } from '../prepared-statements';
@@ -43,59 +44,71 @@ export interface LeadWrite {
 
 /**
  * A new lead and its contact, in one statement: the contact, the lead (with its copies of the
- * contact's search text), its stored JSON (rendered from the values inserted) and its counter row,
- * each a data-modifying CTE naming the workspace (on Citus each runs in the workspace's shard
- * group, and the transaction commits in one phase). One round trip instead of four: on these
- * machines a round trip is most of a write's server CPU. The lead is answered without being read
- * back; its times are the transaction's `now()`, which the statement answers.
+ * contact's search text), its stored JSON, its counter row and, given `recordAs`, its events
+ * (`contact.created`, `lead.created`), each a data-modifying CTE naming the workspace (on Citus
+ * each runs in the workspace's shard group, and the transaction commits in one phase). The same
+ * statement answers whether the workspace has an enabled webhook endpoint; only then are the
+ * events' deliveries inserted, a second statement. One round trip where it was six: on these
+ * machines a round trip is most of a write's server CPU and much of PostgreSQL's. So that the
+ * events' JSON is made here like every other event's, the times are this process's clock (to the
+ * millisecond, as stored), not the database's. Without `recordAs` (test fixtures) no event is
+ * recorded.
  */
 export async function createLead(
   trx: Knex.Transaction,
   orgId: string,
   person: contacts.ContactFields,
   fields: LeadFields,
-): Promise<{ lead: Lead; events: EventDraft[] }> {
+  recordAs?: EventSource['actor'],
+): Promise<{ lead: Lead }> {
   const ids = { contact: newId('con'), lead: newId('lead') };
-  const { rows: [row] } = await prepared(trx, trx.raw<{ rows: { created_at: Date }[] }>(CREATE_LEAD, {
-    org: orgId, contact: ids.contact, lead: ids.lead,
-    name: person.name, phones: person.phones, emails: person.emails, company: person.company,
-    status: fields.status, source: fields.source, notes: fields.notes, nextCallAt: fields.nextCallAt,
-    assignee: fields.assignedToId, client: fields.clientId, assigneeKey: fields.assignedToId ?? '', shard: deltaShard(),
-  }));
-  const createdAt = row!.created_at;
+  const now = new Date();
   const contact: contacts.Contact = {
     id: ids.contact, name: person.name, phones: [...person.phones], emails: [...person.emails],
     primaryPhone: person.phones[0] ?? null, primaryEmail: person.emails[0] ?? null, company: person.company,
-    createdAt, updatedAt: new Date(createdAt),
+    createdAt: now, updatedAt: new Date(now),
   };
   const lead = toLead({
     id: ids.lead, contact_id: ids.contact, status: fields.status, source: fields.source, notes: fields.notes, next_call_at: fields.nextCallAt,
     assigned_to_id: fields.assignedToId, client_id: fields.clientId,
     // Dates and lists of their own: one object at two paths would be written as a superjson referential equality.
-    created_at: new Date(createdAt), updated_at: new Date(createdAt),
+    created_at: new Date(now), updated_at: new Date(now),
     name: person.name, phones: [...person.phones], emails: [...person.emails], company: person.company,
   });
-  return { lead, events: [{ type: 'contact.created', object: contact }, { type: 'lead.created', object: lead }] };
+  const events = recordAs
+    ? newEvents({ orgId, actor: recordAs }, [{ type: 'contact.created', object: contact }, { type: 'lead.created', object: lead }])
+    : [];
+  const recorded = events.length > 0 ? eventsQueries.eventsInsert(events) : undefined;
+  const { rows: [row] } = await prepared(trx, trx.raw<{ rows: { endpoints: boolean }[] }>(createLeadStatement(recorded?.sql), {
+    org: orgId, contact: ids.contact, lead: ids.lead, now,
+    name: person.name, phones: person.phones, emails: person.emails, company: person.company,
+    status: fields.status, source: fields.source, notes: fields.notes, nextCallAt: fields.nextCallAt,
+    assignee: fields.assignedToId, client: fields.clientId, assigneeKey: fields.assignedToId ?? '', shard: deltaShard(),
+    ...recorded?.bindings,
+  }));
+  if (recorded && row!.endpoints) await eventsQueries.insertDeliveries(trx, events);
+  return { lead };
 }
 
-const NOW = 'now()::timestamptz(3)';
-const CREATE_LEAD = `
+const createLeadStatement = (eventsInsert?: string) => `
   with contact as (
     insert into ${TABLES.contacts} (org_id, id, name, phones, emails, company, created_at, updated_at)
-    values (:org, :contact, :name, :phones::text[], :emails::text[], :company, ${NOW}, ${NOW})
+    values (:org, :contact, :name, :phones::text[], :emails::text[], :company, :now, :now)
   ), lead as (
     insert into ${TABLES.leads} (org_id, id, contact_id, status, source, notes, next_call_at, assigned_to_id, client_id,
       created_at, updated_at, contact_search_lower, contact_phone_digits)
-    values (:org, :lead, :contact, :status, :source, :notes, :nextCallAt::timestamptz, :assignee, :client, ${NOW}, ${NOW},
+    values (:org, :lead, :contact, :status, :source, :notes, :nextCallAt::timestamptz, :assignee, :client, :now, :now,
       lower(contact_search_text(:name, :company, :emails::text[], :phones::text[])), contact_phone_digits(:phones::text[]))
   ), json as (
     insert into ${TABLES.leadJson} (org_id, lead_id, json)
-    values (:org, :lead, render_lead_json(:lead, :contact, :status, :source, :notes, :nextCallAt::timestamptz, ${NOW}, ${NOW},
+    values (:org, :lead, render_lead_json(:lead, :contact, :status, :source, :notes, :nextCallAt::timestamptz, :now::timestamptz, :now::timestamptz,
       :assignee, :client, :name, :phones::text[], :emails::text[], :company))
   ), counts as (
     ${COUNT_DELTA_INSERT}
-  )
-  select ${NOW} as created_at`;
+  )${eventsInsert ? `, recorded as (
+    ${eventsInsert}
+  )` : ''}
+  select ${eventsInsert ? eventsQueries.ENDPOINTS_EXIST : 'false'} as endpoints`;
 
 /**
  * Changes a lead and, with `person`, its contact; undefined when the workspace has no such lead.

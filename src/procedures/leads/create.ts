@@ -5,7 +5,6 @@ import { uniqueInOrder } from '../../domain/phone';
 import { enumOf, listOf, objectOf, requiredText, text } from '../shared/fields';
 import { dateTimeField, emailField, phoneField } from '../shared/format-fields';
 import { referenceTo } from '../shared/references';
-import { recordEvents } from '../../events/record-events';
 import { leadOutput, type LeadOutput } from './lead.schema';
 
 export const leadsCreateInput = objectOf({
@@ -35,15 +34,15 @@ export const leadsCreate = defineProcedure({
     const phones = uniqueInOrder([input.phone, ...(input.phones ?? [])]);
     const emails = uniqueInOrder([...(input.email ? [input.email] : []), ...(input.emails ?? [])]);
     return ctx.db.transaction(async (trx) => {
-      const { lead, events } = await leads.createLead(trx, ctx.orgId, { name: input.name, phones, emails, company: input.company ?? null }, {
+      // Records its events (contact.created, lead.created) in the same statement as its rows.
+      const { lead } = await leads.createLead(trx, ctx.orgId, { name: input.name, phones, emails, company: input.company ?? null }, {
         status: input.status ?? 'NOT_CONTACTED',
         source: input.source ?? null,
         notes: input.notes ?? null,
         nextCallAt: input.nextCallAt ?? null,
         assignedToId: input.assignedToId ?? null,
         clientId: null,
-      });
-      await recordEvents(trx, ctx, events);
+      }, ctx.actor);
       return lead;
     });
   },
