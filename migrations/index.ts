@@ -19,6 +19,7 @@ import * as createDeferredIndexes from './20261208120000_create_deferred_indexes
 import * as distributeByWorkspace from './20261209120000_distribute_by_workspace';
 import * as writesWithoutHotRows from './20261210120000_writes_without_hot_rows';
 import * as dropLeadJsonRender from './20261210120100_drop_lead_json_render';
+import * as fewerIndexWritesPerCreate from './20261211120000_fewer_index_writes_per_create';
 
 /**
  * Every migration, in order. An explicit list rather than a scanned folder: it works the same
@@ -46,4 +47,5 @@ export const MIGRATIONS = [
   { name: '20261209120000_distribute_by_workspace', module: distributeByWorkspace },
   { name: '20261210120000_writes_without_hot_rows', module: writesWithoutHotRows },
   { name: '20261210120100_drop_lead_json_render', module: dropLeadJsonRender },
+  { name: '20261211120000_fewer_index_writes_per_create', module: fewerIndexWritesPerCreate },
 ];

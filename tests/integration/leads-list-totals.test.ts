@@ -37,7 +37,8 @@ async function expectTotalsExact(db: Db, ws: { org: { id: string }; key: string 
 
 /**
  * `count` contacts P1..Pn and their leads (lead_<tag>1..), the leads in one insert of the leads'
- * data module: one counter upsert, into one random shard. Statuses cycle CONTACTED, LOST, NOT_CONTACTED.
+ * data module: one counter upsert, into the rows of `db`'s database session. Statuses cycle
+ * CONTACTED, LOST, NOT_CONTACTED.
  */
 async function bulkInsert(db: Db, orgId: string, tag: string, count: number, assignee: string | null): Promise<void> {
   await db.raw(`insert into contacts (org_id, id, name) select ?, 'con_' || ? || g, 'P' || g from generate_series(1, ?) g`, [orgId, tag, count]);
@@ -72,6 +73,13 @@ async function counterGroups(db: Db, orgId: string): Promise<{ key: string; rows
   return rows.map((r: any) => ({ key: `${r.status}/${r.assignee_key}`, rows: Number(r.rows), sum: Number(r.sum) }));
 }
 
+/** Three database sessions: this file's pool and two of one connection each (a write's counter rows are its session's). */
+let sessions: Db[];
+beforeAll(() => {
+  sessions = [ctx.db, createTestDb(1), createTestDb(1)];
+});
+afterAll(() => Promise.all(sessions.slice(1).map((db) => db.destroy())));
+
 describe('GET /api/v1/leads totals from the counters', () => {
   it('answers exact totals for every filter after bulk inserts, multi-row updates, reassignments and deletes', async () => {
     const ws = await createWorkspace(ctx.db);
@@ -94,14 +102,16 @@ describe('GET /api/v1/leads totals from the counters', () => {
   it('folds each counter group into one row and drops groups that sum to zero, every total still exact', async () => {
     const ws = await createWorkspace(ctx.db);
     const member = await createMember(ctx.db, ws.org.id);
-    // One statement per insert: each adds to a random one of its groups' 16 shards.
-    for (let i = 0; i < 24; i += 1) await bulkInsert(ctx.db, ws.org.id, `f${i}_`, 3, i % 2 ? member.id : null);
+    // Inserts from three sessions: each adds to its own row of each group.
+    for (let i = 0; i < 24; i += 1) await bulkInsert(sessions[i % 3]!, ws.org.id, `f${i}_`, 3, i % 2 ? member.id : null);
     // The member's LOST group then sums to zero over several rows.
     for (const id of await idsWhere(ctx.db, ws.org.id, (q) => q.where({ assigned_to_id: member.id, status: 'LOST' }))) {
       await changeLead(ctx.db, ws.org.id, id, { status: 'CONTACTED' });
     }
     const before = await counterGroups(ctx.db, ws.org.id);
     expect(before.some((g) => g.rows > 1)).toBe(true);
+    // A row per session and group, not per write: 24 inserts, 3 sessions (the changes ran on ctx.db's pool).
+    expect(before.filter((g) => g.rows > 3 + 5)).toEqual([]);
     expect(before.find((g) => g.key === `LOST/${member.id}`)).toMatchObject({ sum: 0 });
 
     await foldAllCounterShards(ctx.db);
@@ -113,7 +123,7 @@ describe('GET /api/v1/leads totals from the counters', () => {
 
   it("is folded by the service's periodic job, at its start", async () => {
     const ws = await createWorkspace(ctx.db);
-    for (let i = 0; i < 12; i += 1) await bulkInsert(ctx.db, ws.org.id, `j${i}_`, 1, null);
+    for (let i = 0; i < 12; i += 1) await bulkInsert(sessions[i % 3]!, ws.org.id, `j${i}_`, 1, null);
     expect((await counterGroups(ctx.db, ws.org.id)).some((g) => g.rows > 1)).toBe(true);
 
     const job = startCounterFolding({ db: ctx.db, logger: createLogger('silent') });

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Db } from '../knex';
 import type { Logger } from '../../logger';
@@ -9,11 +8,15 @@ import { startPeriodicJob, type PeriodicJob } from '../../server/periodic-job';
 
 // lead_counts (migrations 20261123150000, 20261210120000): how many of a workspace's leads have
 // each status and assignee ('' for none), so the list's totals sum a few rows instead of counting
-// the leads (count(*) of a million-lead workspace took about 100 ms). Each write inserts rows of
-// its own, under a random shard number (1..2^62: no two writes meet on a row, so concurrent
-// writers of one workspace never wait for each other here); `foldCounterShards` adds them into
-// each group's shard 0 in the background. A total sums the folded row and what is not folded
-// yet, in one snapshot, so it is exact at every moment.
+// the leads (count(*) of a million-lead workspace took about 100 ms). A write adds to its group's
+// row of the database session it runs on (shard = pg_backend_pid(): a session runs one
+// transaction at a time, so two writers of one workspace never meet on a row and never wait for
+// each other here; on Citus the coordinator's session, where the value is computed). That is an
+// update of a row that is already there (a HOT update: no index entry) for all but a session's
+// first write to a group, where a row per write was an insert and, a second later, a delete.
+// `foldCounterShards` adds the sessions' rows into each group's shard 0 in the background, so a
+// total sums a row per group and per session that wrote since. A total sums them in one
+// snapshot, so it is exact at every moment.
 
 /** One lead entering (+1) or leaving (-1) a (status, assignee) group. */
 export interface CountDelta {
@@ -22,14 +25,9 @@ export interface CountDelta {
   n: number;
 }
 
-/** A shard number of its own for one write's delta rows: 1..2^62. */
-export function deltaShard(): string {
-  return String((randomBytes(8).readBigUInt64BE() >> 2n) + 1n);
-}
-
 /**
- * Applies `deltas` to the workspace's counters in one insert: summed per group, as new rows of
- * one fresh shard. (On a shard number that somehow met another, it adds to that row.)
+ * Applies `deltas` to the workspace's counters in one statement: summed per group, added to the
+ * groups' rows of this session (inserted when the session has none yet).
  */
 export async function addToCounts(trx: Knex.Transaction, orgId: string, deltas: readonly CountDelta[]): Promise<void> {
   const groups = new Map<string, { status: LeadStatus; assigneeKey: string; n: number }>();
@@ -44,16 +42,19 @@ export async function addToCounts(trx: Knex.Transaction, orgId: string, deltas: 
     .filter((g) => g.n !== 0)
     .sort((a, b) => compare(a.status, b.status) || compare(a.assigneeKey, b.assigneeKey));
   if (rows.length === 0) return;
-  const shard = deltaShard();
+  const shard = trx.raw(SESSION_SHARD);
   await trx(TABLES.leadCounts)
     .insert(rows.map((g) => ({ org_id: orgId, status: g.status, assignee_key: g.assigneeKey, shard, n: g.n })))
     .onConflict(['org_id', 'status', 'assignee_key', 'shard'])
     .merge({ n: trx.raw('?? + excluded.n', [`${TABLES.leadCounts}.n`]) });
 }
 
-/** One lead's +1 as a statement (a CTE of `createLead`): named bindings org, status, assigneeKey, shard. */
+/** The counter rows' shard of the database session a write runs on. */
+const SESSION_SHARD = 'pg_backend_pid()';
+
+/** One lead's +1 as a statement (a CTE of `createLead`): named bindings org, status, assigneeKey. */
 export const COUNT_DELTA_INSERT = `insert into ${TABLES.leadCounts} as c (org_id, status, assignee_key, shard, n)
-    values (:org, :status, :assigneeKey, :shard, 1)
+    values (:org, :status, :assigneeKey, ${SESSION_SHARD}, 1)
     on conflict (org_id, status, assignee_key, shard) do update set n = c.n + excluded.n`;
 
 /** Byte order, which is the order of these ASCII keys in the primary key too. */
@@ -80,8 +81,9 @@ export async function countByCounters(db: Db, orgId: string, filters: CountedFil
 
 /**
  * Folds up to `maxRows` of the workspace's unfolded counter rows (shard <> 0) into their groups'
- * shard 0, and drops folded groups that sum to zero. Rows it cannot lock (SKIP LOCKED: another
- * fold has them) are left for later; writes never wait on it, as they insert rows of their own.
+ * shard 0, and drops folded groups that sum to zero. Rows it cannot lock (SKIP LOCKED: a write
+ * or another fold has them) are left for later; a write that meets its session's row being
+ * folded waits for the fold's commit (milliseconds) and inserts the row afresh.
  * Totals stay exact: the deletes and the sums commit together. Answers how many rows went.
  */
 export async function foldCounterShards(db: Db, orgId: string, { maxRows = 10_000 }: { maxRows?: number } = {}): Promise<number> {

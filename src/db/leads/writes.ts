@@ -7,7 +7,7 @@ import type { LeadStatus } from '../../domain/lead-status';
 import { newEvents, type EventDraft, type EventSource } from '../../events/record-events';
 import * as eventsQueries from '../events';
 import { leadChangeEvents } from '../../events/lead-events';
-import { addToCounts, deltaShard, COUNT_DELTA_INSERT, type CountDelta } from './counters';
+import { addToCounts, COUNT_DELTA_INSERT, type CountDelta } from './counters';
 import { prepared } from '../prepared-statements';
 import { storeLeadJson } from './lead-json';
 import { LEAD_COLUMNS, leadsWithContacts, toLead, type Lead, type LeadFields, type LeadRow } from './shape';
@@ -83,7 +83,7 @@ export async function createLead(
     org: orgId, contact: ids.contact, lead: ids.lead, now,
     name: person.name, phones: person.phones, emails: person.emails, company: person.company,
     status: fields.status, source: fields.source, notes: fields.notes, nextCallAt: fields.nextCallAt,
-    assignee: fields.assignedToId, client: fields.clientId, assigneeKey: fields.assignedToId ?? '', shard: deltaShard(),
+    assignee: fields.assignedToId, client: fields.clientId, assigneeKey: fields.assignedToId ?? '',
     ...recorded?.bindings,
   }));
   if (recorded && row!.endpoints) await eventsQueries.insertDeliveries(trx, events);
