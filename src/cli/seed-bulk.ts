@@ -136,7 +136,7 @@ export async function seedBulk(db: Db, options: SeedBulkOptions): Promise<SeedBu
     indexed = performance.now();
     report({ phase: 'indexes', state: 'end', seconds: tenths(indexed - loaded), built });
   }
-  // Each batch added to a random shard of its counters: fold them, as the service would within a minute.
+  // Each batch added to its session's counter rows: fold them, as the service would within a second.
   report({ phase: 'counters', state: 'start' });
   const folded = await foldWorkspaceCounters(db, org.id);
   report({ phase: 'counters', state: 'end', seconds: since(indexed), folded });
