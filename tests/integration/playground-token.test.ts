@@ -31,13 +31,18 @@ function issue(authorization: string | undefined, body?: unknown) {
 describe('POST /api/v1/playground/token: issuing', () => {
   it('answers a token valid exactly one hour, with every exposed read scope by default', async () => {
     const dev = await developer();
+    const sent = Date.now();
     const res = await issue(`Bearer ${dev.session}`);
+    const answered = Date.now();
 
     expect(res.status).toBe(200);
     expect(res.body.scopes).toEqual(READ_SCOPES);
     expect(READ_SCOPES).toContain('leads.read');
     expect(READ_SCOPES.some((s) => !s.endsWith('.read'))).toBe(false);
-    expect(Math.abs(Date.parse(res.body.expiresAt) - Date.now() - 3600_000)).toBeLessThan(1000);
+    // An hour after it was issued, in whole seconds (a JWT's times are seconds: issued at the second begun).
+    const expiresAt = Date.parse(res.body.expiresAt);
+    expect(expiresAt).toBeGreaterThanOrEqual(Math.floor(sent / 1000) * 1000 + 3600_000);
+    expect(expiresAt).toBeLessThanOrEqual(answered + 3600_000);
     const claims = jwt.decode(res.body.token) as Record<string, any>;
     expect(claims.exp - claims.iat).toBe(3600);
     expect(claims).toMatchObject({ sub: dev.member.id, org: dev.org.id, typ: 'playground', scopes: READ_SCOPES });
