@@ -241,7 +241,7 @@ const CASES: Record<string, Case> = {
     input: async () => ({ id: (await newLead({ email: 'lead@example.com' })).id }),
   },
   'leads.create': {
-    what: 'member check; contact, lead, stored JSON, counters and events (one statement, which also reads whether the workspace has an enabled endpoint), webhook deliveries',
+    what: 'member check; contact, lead, stored JSON, counters, events and webhook deliveries (one statement, no transaction)',
     input: async () => ({ name: unique('Lead'), phone: '+442079460129', email: 'Lead@Example.com', status: 'CONTACTED', assignedToId: memberId }),
   },
   'leads.delete': {
@@ -388,8 +388,9 @@ describe('statements per write (docs/architecture.md, "Statements per write")', 
         expect(res.status).toBe(200);
         return rec.statements.filter((s) => kindOf(s) === 'counted').map((s) => ({ inTransaction: s.txId !== undefined, deliveries: /webhook_deliveries/.test(s.sql) }));
       };
-      // leads.create: its one statement (rows and events); contacts.create: the contact, then its events.
-      expect(await counted('leads.create', { name: unique('Quiet'), phone: '+442079460125' })).toEqual([{ inTransaction: true, deliveries: false }]);
+      // leads.create: its one statement (rows, events and their deliveries), which needs no transaction;
+      // contacts.create: the contact, then its events, and no deliveries statement.
+      expect(await counted('leads.create', { name: unique('Quiet'), phone: '+442079460125' })).toEqual([{ inTransaction: false, deliveries: true }]);
       expect(await counted('contacts.create', { name: unique('Quiet'), phones: ['+442079460126'] }))
         .toEqual([{ inTransaction: true, deliveries: false }, { inTransaction: true, deliveries: false }]);
     } finally {

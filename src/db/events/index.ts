@@ -65,24 +65,41 @@ function toEvent(row: EventRow): WorkspaceEvent {
 }
 
 /** Whether the workspace `:org` has an enabled webhook endpoint: only then can an event need a delivery. */
-export const ENDPOINTS_EXIST = `exists (select 1 from webhook_endpoints where org_id = :org and enabled)`;
+const ENDPOINTS_EXIST = `exists (select 1 from webhook_endpoints where org_id = :org and enabled)`;
 
 /**
- * The insert of `events` (all of the workspace bound as `:org`) as SQL text with named bindings,
- * for a statement to carry as a CTE: `insertEvents` below, and a write that records its events in
- * its own statement (the leads' createLead). The text depends only on how many events there are.
+ * The `event_seq` of a delivery of an object's first event (the event of its creation): nothing
+ * of that object comes before it, and every later event of it takes a number from the sequence,
+ * which starts at 1. So a write that creates its objects can insert their deliveries in the same
+ * statement as the events, without reading the numbers the events took.
  */
-export function eventsInsert(events: readonly NewEvent[]): { sql: string; bindings: Record<string, Knex.Value> } {
+const FIRST_EVENT_SEQ = 0;
+
+/**
+ * Inserts of `events` (all of the workspace bound as `:org`) as SQL text with named bindings,
+ * for a statement to carry as CTEs: `events`, and `deliveriesOfFirstEvents`, their deliveries
+ * when each is its object's first event (see FIRST_EVENT_SEQ; insertDeliveries says which
+ * endpoints get one). The texts depend only on how many events there are. Used by `insertEvents`
+ * below, and by a write that records its events in its own statement (the leads' createLead).
+ */
+export function eventInserts(events: readonly NewEvent[]): { events: string; deliveriesOfFirstEvents: string; bindings: Record<string, Knex.Value> } {
   const bindings: Record<string, Knex.Value> = {};
-  const rows = events.map((e, i) => {
+  for (const [i, e] of events.entries()) {
     Object.assign(bindings, {
-      [`event${i}Id`]: e.id, [`event${i}Type`]: e.type, [`event${i}ActorKind`]: e.actor.kind, [`event${i}ActorId`]: e.actor.id,
-      [`event${i}Object`]: e.objectId, [`event${i}Data`]: JSON.stringify(e.data),
+      [`event${i}Id`]: e.id, [`event${i}Type`]: e.type, [`event${i}Scope`]: e.scope, [`event${i}ActorKind`]: e.actor.kind,
+      [`event${i}ActorId`]: e.actor.id, [`event${i}Object`]: e.objectId, [`event${i}Data`]: JSON.stringify(e.data),
     });
-    return `(:org, :event${i}Id, :event${i}Type, :event${i}ActorKind, :event${i}ActorId, :event${i}Object, :event${i}Data::jsonb)`;
-  });
+  }
+  const rows = events.map((_, i) => `(:org, :event${i}Id, :event${i}Type, :event${i}ActorKind, :event${i}ActorId, :event${i}Object, :event${i}Data::jsonb)`);
+  const subscribed = events.map((_, i) => `(:event${i}Id::text, :event${i}Type::text, :event${i}Scope::text, :event${i}Object::text)`);
   return {
-    sql: `insert into ${TABLES.events} (org_id, id, type, actor_kind, actor_id, object_id, data) values ${rows.join(', ')}`,
+    events: `insert into ${TABLES.events} (org_id, id, type, actor_kind, actor_id, object_id, data) values ${rows.join(', ')}`,
+    deliveriesOfFirstEvents: `insert into webhook_deliveries (org_id, id, endpoint_id, event_id, event_seq, object_id)
+      select w.org_id, 'dlv_' || md5(e.id || ':' || w.id), w.id, e.id, ${FIRST_EVENT_SEQ}, e.object_id
+      from webhook_endpoints w
+      join (values ${subscribed.join(', ')}) as e(id, type, scope, object_id)
+        on (w.events @> array[e.type] or w.events @> array['*']) and w.read_scopes @> array[e.scope]
+      where w.org_id = :org and w.enabled`,
     bindings,
   };
 }
@@ -98,10 +115,10 @@ export function eventsInsert(events: readonly NewEvent[]): { sql: string; bindin
  */
 export async function insertEvents(trx: Db, events: readonly NewEvent[]): Promise<{ endpoints: boolean }> {
   const orgId = onlyWorkspaceOf(events);
-  const { sql, bindings } = eventsInsert(events);
+  const inserts = eventInserts(events);
   const { rows } = await prepared(trx, trx.raw<{ rows: { endpoints: boolean }[] }>(
-    `with recorded as (${sql}) select ${ENDPOINTS_EXIST} as endpoints`,
-    { ...bindings, org: orgId },
+    `with recorded as (${inserts.events}) select ${ENDPOINTS_EXIST} as endpoints`,
+    { ...inserts.bindings, org: orgId },
   ));
   return { endpoints: rows[0]!.endpoints };
 }
@@ -109,7 +126,7 @@ export async function insertEvents(trx: Db, events: readonly NewEvent[]): Promis
 /**
  * One pending delivery of each of `events` (recorded earlier in this transaction) per enabled
  * webhook endpoint that subscribes to its type (or to `*`) and whose kept read scopes cover it.
- * A delivery's `event_seq` is its event's: two writes of one object take its row lock in turn,
+ * A delivery's `event_seq` is its event's (but see FIRST_EVENT_SEQ): two writes of one object take its row lock in turn,
  * so the later one's events took later numbers, and the worker delivers an object's events in
  * that order. The events are read back by key in the workspace's shard (on Citus the statement
  * runs there alone, and the transaction commits in one phase, which the event horizon relies

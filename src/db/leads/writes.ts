@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { Db } from '../knex';
 import { TABLES, nextUpdatedAtOf, WRITE_TIME } from '../tables';
 import * as contacts from '../contacts';
 import * as tasks from '../tasks';
@@ -45,17 +46,17 @@ export interface LeadWrite {
 /**
  * A new lead and its contact, in one statement: the contact, the lead (with its copies of the
  * contact's search text), its stored JSON, its counter row and, given `recordAs`, its events
- * (`contact.created`, `lead.created`), each a data-modifying CTE naming the workspace (on Citus
- * each runs in the workspace's shard group, and the transaction commits in one phase). The same
- * statement answers whether the workspace has an enabled webhook endpoint; only then are the
- * events' deliveries inserted, a second statement. One round trip where it was six: on these
- * machines a round trip is most of a write's server CPU and much of PostgreSQL's. So that the
- * events' JSON is made here like every other event's, the times are this process's clock (to the
- * millisecond, as stored), not the database's. Without `recordAs` (test fixtures) no event is
- * recorded.
+ * (`contact.created`, `lead.created`) with their webhook deliveries, each a data-modifying CTE
+ * naming the workspace (on Citus each runs as a task in the workspace's shard group, and the
+ * statement commits in one phase). One statement is atomic by itself, so it needs no transaction
+ * of its own (`db` may be one: an idempotent call's): one round trip where it was nine with
+ * BEGIN and COMMIT, and on these machines a round trip is most of a write's server CPU and much
+ * of PostgreSQL's. So that the events' JSON is made here like every other event's, the times are
+ * this process's clock (to the millisecond, as stored), not the database's. Without `recordAs`
+ * (test fixtures) no event is recorded.
  */
 export async function createLead(
-  trx: Knex.Transaction,
+  db: Db,
   orgId: string,
   person: contacts.ContactFields,
   fields: LeadFields,
@@ -75,22 +76,21 @@ export async function createLead(
     created_at: new Date(now), updated_at: new Date(now),
     name: person.name, phones: [...person.phones], emails: [...person.emails], company: person.company,
   });
-  const events = recordAs
-    ? newEvents({ orgId, actor: recordAs }, [{ type: 'contact.created', object: contact }, { type: 'lead.created', object: lead }])
-    : [];
-  const recorded = events.length > 0 ? eventsQueries.eventsInsert(events) : undefined;
-  const { rows: [row] } = await prepared(trx, trx.raw<{ rows: { endpoints: boolean }[] }>(createLeadStatement(recorded?.sql), {
+  // Both are their objects' first events, so their deliveries go in the same statement.
+  const recorded = recordAs && eventsQueries.eventInserts(
+    newEvents({ orgId, actor: recordAs }, [{ type: 'contact.created', object: contact }, { type: 'lead.created', object: lead }]),
+  );
+  await prepared(db, db.raw(recorded ? createLeadWithEvents(recorded) : CREATE_LEAD, {
     org: orgId, contact: ids.contact, lead: ids.lead, now,
     name: person.name, phones: person.phones, emails: person.emails, company: person.company,
     status: fields.status, source: fields.source, notes: fields.notes, nextCallAt: fields.nextCallAt,
     assignee: fields.assignedToId, client: fields.clientId, assigneeKey: fields.assignedToId ?? '',
     ...recorded?.bindings,
   }));
-  if (recorded && row!.endpoints) await eventsQueries.insertDeliveries(trx, events);
   return { lead };
 }
 
-const createLeadStatement = (eventsInsert?: string) => `
+const CREATE_LEAD_ROWS = `
   with contact as (
     insert into ${TABLES.contacts} (org_id, id, name, phones, emails, company, created_at, updated_at)
     values (:org, :contact, :name, :phones::text[], :emails::text[], :company, :now, :now)
@@ -105,10 +105,13 @@ const createLeadStatement = (eventsInsert?: string) => `
       :assignee, :client, :name, :phones::text[], :emails::text[], :company))
   ), counts as (
     ${COUNT_DELTA_INSERT}
-  )${eventsInsert ? `, recorded as (
-    ${eventsInsert}
-  )` : ''}
-  select ${eventsInsert ? eventsQueries.ENDPOINTS_EXIST : 'false'} as endpoints`;
+  )`;
+const CREATE_LEAD = `${CREATE_LEAD_ROWS} select 1`;
+const createLeadWithEvents = (inserts: { events: string; deliveriesOfFirstEvents: string }) => `${CREATE_LEAD_ROWS}, events as (
+    ${inserts.events}
+  ), deliveries as (
+    ${inserts.deliveriesOfFirstEvents}
+  ) select 1`;
 
 /**
  * Changes a lead and, with `person`, its contact; undefined when the workspace has no such lead.

@@ -33,17 +33,15 @@ export const leadsCreate = defineProcedure({
   async handler({ ctx, input }): Promise<LeadOutput> {
     const phones = uniqueInOrder([input.phone, ...(input.phones ?? [])]);
     const emails = uniqueInOrder([...(input.email ? [input.email] : []), ...(input.emails ?? [])]);
-    return ctx.db.transaction(async (trx) => {
-      // Records its events (contact.created, lead.created) in the same statement as its rows.
-      const { lead } = await leads.createLead(trx, ctx.orgId, { name: input.name, phones, emails, company: input.company ?? null }, {
-        status: input.status ?? 'NOT_CONTACTED',
-        source: input.source ?? null,
-        notes: input.notes ?? null,
-        nextCallAt: input.nextCallAt ?? null,
-        assignedToId: input.assignedToId ?? null,
-        clientId: null,
-      }, ctx.actor);
-      return lead;
-    });
+    // One statement (its rows, its events and their deliveries): atomic without a transaction.
+    const { lead } = await leads.createLead(ctx.db, ctx.orgId, { name: input.name, phones, emails, company: input.company ?? null }, {
+      status: input.status ?? 'NOT_CONTACTED',
+      source: input.source ?? null,
+      notes: input.notes ?? null,
+      nextCallAt: input.nextCallAt ?? null,
+      assignedToId: input.assignedToId ?? null,
+      clientId: null,
+    }, ctx.actor);
+    return lead;
   },
 });
