@@ -8,7 +8,8 @@ import type { CannonJob, CannonRequest, CannonResult } from './lib/cannon';
 
 // `npm run bench:writes [-- --quick]`: the write path's targets, as ratios measured in one run on
 // one machine, every server alone as its own process against one database (BENCH_DATABASE_URL, or
-// wsapi_bench). Prints a Markdown report to stdout, progress to stderr.
+// wsapi_bench). Each case starts once no autovacuum worker runs (settle). Prints a Markdown
+// report to stdout, progress to stderr.
 // - create: the bare create ceiling (servers/create-ceiling.ts) against ours (leads.create), 50
 //   connections into one workspace and spread over ten, in rounds taking turns, with the median
 //   and each round's figures (so growth round by round shows);
@@ -46,7 +47,24 @@ const rows: Row[] = [];
 /** The database server's postmaster, when it runs on this machine: PostgreSQL CPU counts its processes alone. */
 let postmasterPid: number | undefined;
 
+/** The benchmark's own connection, for `settle`. */
+let benchDb: Db;
+
+/**
+ * Until no autovacuum worker runs (at most a minute): each case starts on a quiet database, so its
+ * CPU per request is its own, not the vacuum that the previous case's writes (or deletes) set off.
+ */
+async function settle(): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const { rows } = await benchDb.raw("select count(*)::int as n from pg_stat_activity where backend_type = 'autovacuum worker'");
+    if (rows[0].n === 0) return;
+    await new Promise((done) => setTimeout(done, 500));
+  }
+}
+
 async function measure(name: string, job: Omit<CannonJob, 'warmupSeconds' | 'seconds' | 'connections'>, serverPid: number, tail: Row['tail'] = 'p99'): Promise<CannonResult> {
+  await settle();
   process.stderr.write(`  ${name}\n`);
   const result = await runCannon({ ...job, connections: CONNECTIONS, warmupSeconds: PLAN.warmup, seconds: PLAN.seconds }, serverPid, postmasterPid);
   rows.push({ name, connections: CONNECTIONS, result, tail });
@@ -137,6 +155,7 @@ async function main(): Promise<void> {
   const tsx = (file: string) => ['--import', 'tsx', file];
 
   const db = await openBenchDatabase(url);
+  benchDb = db;
   const largeName = `bench large ${PLAN.large}`;
   const smallName = `bench writes ${PLAN.small}`;
   // A run stopped during a size case leaves its creates behind; deleted here, or ensureWorkspace
