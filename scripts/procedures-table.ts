@@ -1,12 +1,12 @@
 /**
- * Prints the Markdown table of every procedure (method, scope, exposed, input) from the registry,
+ * Prints the Markdown table of every procedure and subscription (method, scope, exposed, input) from the registries,
  * and with --write replaces the table between the markers in docs/procedures.md, so the docs
  * cannot drift (tests/unit/procedures-table.test.ts checks it is current).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { procedures } from '../src/procedures';
+import { procedures, subscriptions } from '../src/procedures';
 
 /** The file holding the generated table, between the two markers. */
 export const PROCEDURES_DOC = join(__dirname, '..', 'docs', 'procedures.md');
@@ -21,8 +21,14 @@ function inputSummary(schema: z.ZodType): string {
   return properties.map((p) => (required.has(p) ? `\`${p}\`` : `\`${p}?\``)).join(', ');
 }
 
+/** A subscription is a GET answered as a stream of Server-Sent Events. */
+const SUBSCRIPTION_METHOD = 'GET (SSE)';
+
 export function proceduresTable(): string {
-  const rows = [...procedures]
+  const rows = [
+    ...procedures.map((p) => ({ ...p, method: p.method as string })),
+    ...subscriptions.map((s) => ({ ...s, method: SUBSCRIPTION_METHOD })),
+  ]
     .sort((a, b) => a.name.localeCompare(b.name))
     .map((p) => `| \`${p.name}\` | ${p.method} | \`${p.scope}\` | ${p.exposed ? 'yes' : 'no'} | ${inputSummary(p.input)} | ${p.description} |`);
   return ['| procedure | method | scope | exposed | input | what it does |', '|---|---|---|---|---|---|', ...rows].join('\n');

@@ -24,6 +24,31 @@ import { metricsRouter } from './http/metrics-route';
 import type { CacheInvalidation } from './auth/key-invalidation';
 import type { RateLimiter } from './ratelimit/rate-limiter';
 import { webhookUrlPolicyFor } from './webhooks/url-safety';
+import { createSubscriptionRegistry } from './procedures';
+import type { SubscriptionRegistry } from './rpc/registry';
+import { subscriptionRouter } from './http/subscription-route';
+import { streamTokenRouter } from './http/stream-token-route';
+import { createStreamTokenAuthenticator } from './auth/stream-access';
+import { createOpenStreams, type OpenStreams, type StreamSettings } from './http/open-streams';
+import { createLiveFeeds, type LiveFeeds } from './live/live-feeds';
+import { createWakeUps, type WakeUps } from './live/wake-ups';
+
+/** Live updates as index.ts wires them: wake-ups shared with other instances, the feeds they wake, the open streams. */
+export interface LiveDeps {
+  wakeUps: WakeUps;
+  feeds: LiveFeeds;
+  streams: OpenStreams;
+  settings: StreamSettings;
+}
+
+/** Subscriptions' defaults (SSE_PING_MS, SSE_MAX_DURATION_MS, SSE_RECHECK_MS). */
+export const DEFAULT_STREAM_SETTINGS: StreamSettings = { pingMs: 10_000, maxDurationMs: 1_800_000, recheckMs: 500 };
+
+/** Live updates within one process (no other instance hears of its writes): tests, and what createApp makes when given none. */
+export function createLocalLive(db: Db, logger: Logger, settings: StreamSettings = DEFAULT_STREAM_SETTINGS, invalidation?: CacheInvalidation): LiveDeps {
+  const wakeUps = createWakeUps(undefined, logger);
+  return { wakeUps, feeds: createLiveFeeds({ db, wakeUps, logger }), streams: createOpenStreams(settings, { invalidation, logger }), settings };
+}
 
 export interface AppDeps {
   db: Db;
@@ -41,17 +66,24 @@ export interface AppDeps {
   rateLimiter?: RateLimiter;
   /** Told of each answer outside its output schema (CHECK_OUTPUTS); tests fail on any. */
   onOutputMismatch?(procedure: string, issues: unknown): void;
+  /** The subscriptions to serve; the full list unless a test gives its own. */
+  subscriptions?: SubscriptionRegistry;
+  /** Live updates (index.ts: woken across instances); one process's own when absent. */
+  live?: LiveDeps;
 }
 
 /** Builds the HTTP application; never listens (index.ts does), so tests drive it directly. */
-export function createApp({ db, config, logger, registry = createProcedureRegistry(), cacheInvalidation, rateLimiter, onOutputMismatch }: AppDeps): Express {
+export function createApp(deps: AppDeps): Express {
+  const { db, config, logger, registry = createProcedureRegistry(), cacheInvalidation, rateLimiter, onOutputMismatch } = deps;
+  const subscriptions = deps.subscriptions ?? createSubscriptionRegistry(registry);
+  const live = deps.live ?? createLocalLive(db, logger, DEFAULT_STREAM_SETTINGS, cacheInvalidation);
   const app = express();
   app.disable('x-powered-by');
   // req.ip (what failed authentications are counted against) reads X-Forwarded-For only from these proxies.
   app.set('trust proxy', config.TRUST_PROXY ?? false);
   app.set('etag', false);
   const metrics = createMetrics(db);
-  app.use(requestLog({ logger, metrics, labelsOf: createRouteLabeller(app, (name) => registry.has(name)) }));
+  app.use(requestLog({ logger, metrics, labelsOf: createRouteLabeller(app, (name) => registry.has(name) || subscriptions.has(name)) }));
   // Before every router, so every answer (errors and preflights too) carries helmet's headers and CORS.
   app.use(edgeHeaders());
 
@@ -76,15 +108,22 @@ export function createApp({ db, config, logger, registry = createProcedureRegist
     : undefined;
   // The API routes first, the busiest first: Express walks every router mounted before the one
   // that answers, and no two of these share a path.
-  app.use(rpcRouter({ registry, db, authenticate, rateLimiter, webhookUrlPolicy, onOutputMismatch: outputMismatch }, config.BODY_LIMIT));
+  // A committed write wakes the live readers of its workspace, here and on every instance.
+  const onCommitted = (orgId: string) => live.wakeUps.announce(orgId);
+  app.use(subscriptionRouter({
+    subscriptions, db, authenticate, rateLimiter, webhookUrlPolicy, live: live.feeds, streams: live.streams, settings: live.settings,
+    streamTokens: createStreamTokenAuthenticator({ keys: authenticator, tokenKey: jwtKeys.token, readAccess }),
+  }));
+  app.use(rpcRouter({ registry, db, authenticate, rateLimiter, webhookUrlPolicy, onOutputMismatch: outputMismatch, onCommitted }, config.BODY_LIMIT));
   app.use(leadsRouter({ db, authenticate, rateLimiter }));
   // The single-lead routes run leads.create/getById/update/delete with the action endpoints' deps.
-  app.use(leadRoutes({ registry, db, authenticate, rateLimiter, webhookUrlPolicy, onOutputMismatch: outputMismatch }, config.BODY_LIMIT));
+  app.use(leadRoutes({ registry, db, authenticate, rateLimiter, webhookUrlPolicy, onOutputMismatch: outputMismatch, onCommitted }, config.BODY_LIMIT));
+  app.use(streamTokenRouter({ subscriptions, authenticate, jwtKeys, rateLimiter }, config.BODY_LIMIT));
   app.use(healthRouter({ db, logger }));
   app.use(metricsRouter({ registry: metrics.registry, token: config.METRICS_TOKEN }));
   app.use(playgroundRouter({ jwtKeys, readAccess }, config.BODY_LIMIT));
 
-  app.use(docsRouter({ registry }));
+  app.use(docsRouter({ registry, subscriptions }));
 
   app.use(developerRouter({ db, registry, jwtKeys, readAccess }, config.BODY_LIMIT));
   app.use(notFound);

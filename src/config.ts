@@ -90,6 +90,14 @@ const schema = z.object({
   WEBHOOK_WORKER_ORG_IDS: z.string().regex(/^[A-Za-z0-9_]+(,[A-Za-z0-9_]+)*$/, 'must be comma-separated workspace ids').optional().transform((value) => value?.split(',')),
   /** Events (with their webhook deliveries and attempts) older than this many days are deleted, hourly. */
   EVENTS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  /** A subscription stream quiet this long gets an `event: ping` (proxies and the client's inactivity timer see it alive). */
+  SSE_PING_MS: z.coerce.number().int().min(100).max(300_000).default(10_000),
+  /** Streams are ended after about this long (0: never), so clients reconnect, resume and spread over instances. */
+  SSE_MAX_DURATION_MS: z.coerce.number().int().min(0).max(86_400_000).default(1_800_000),
+  /** How often an open stream's key or token is checked again (a change announced by any instance is checked at once). */
+  SSE_RECHECK_MS: z.coerce.number().int().min(50).max(60_000).default(500),
+  /** Each workspace's live feed also reads its events this often unwoken, bounding the delay a lost wake-up can cause. */
+  LIVE_POLL_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
 });
 
 export type Config = z.output<typeof schema>;

@@ -12,11 +12,11 @@ import { createLogger, type Logger } from './logger';
 import { createGracefulShutdown } from './server/graceful-shutdown';
 import { createHttpServer } from './server/http-server';
 import { seedDemo } from '../seeds/01_demo_workspaces';
-import { createCacheInvalidationListener } from './auth/key-invalidation';
 import { startIdempotencyCleanup } from './idempotency/expired-cleanup';
 import { createRateLimiterFromConfig } from './ratelimit/rate-limiter-from-config';
 import { startEventsRetention } from './events/retention';
 import { createDeliveryWorkerFromConfig } from './webhooks/worker-from-config';
+import { createLiveUpdates } from './server/live-updates';
 
 /** Starts the service: DATABASE_URL when set, else the embedded database (demo data on first start). */
 async function main(): Promise<void> {
@@ -27,11 +27,16 @@ async function main(): Promise<void> {
   const database = await connectConfiguredDatabase(config, logger, { applicationName: 'workspace-api', migrate: true });
   const demo = database.embedded ? await loadDemo(database, config) : undefined;
 
-  // Connects in the background: until its first round trip succeeds, keys get the short TTL.
-  const cacheInvalidation = createCacheInvalidationListener({ url: config.DATABASE_URL ?? database.embedded!.url, db: database.db, logger });
+  // Live updates share the key caches' LISTEN connection, which connects in the background: until
+  // its first round trip succeeds, keys get the short TTL.
+  const { live, cacheInvalidation, stop: stopLiveUpdates } = createLiveUpdates({
+    db: database.db, databaseUrl: config.DATABASE_URL ?? database.embedded!.url, logger, redisUrl: config.REDIS_URL, pollMs: config.LIVE_POLL_MS,
+    settings: { pingMs: config.SSE_PING_MS, maxDurationMs: config.SSE_MAX_DURATION_MS, recheckMs: config.SSE_RECHECK_MS },
+  });
   cacheInvalidation.start();
+  logger.info(`live updates: wake-ups through ${config.REDIS_URL ? 'Redis pub/sub' : 'PostgreSQL LISTEN/NOTIFY'}`);
   const rateLimiter = await createRateLimiterFromConfig(config, logger);
-  const server = createHttpServer(createApp({ db: database.db, config: { ...config, ...jwtSecrets.secrets }, logger, cacheInvalidation, rateLimiter })).listen(config.PORT, config.HOST);
+  const server = createHttpServer(createApp({ db: database.db, config: { ...config, ...jwtSecrets.secrets }, logger, cacheInvalidation, rateLimiter, live })).listen(config.PORT, config.HOST);
   await once(server, 'listening');
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
@@ -47,6 +52,7 @@ async function main(): Promise<void> {
   if (deliveryWorker) logger.info('webhook deliveries run in this process (WEBHOOK_WORKER_IN_PROCESS)');
 
   const closeResources = async () => {
+    await stopLiveUpdates();
     await deliveryWorker?.stop();
     await eventsRetention.stop();
     await counterFolding.stop();
@@ -55,7 +61,11 @@ async function main(): Promise<void> {
     await rateLimiter?.close();
     await database.close();
   };
-  const shutdown = createGracefulShutdown({ server, logger, timeoutMs: config.SHUTDOWN_TIMEOUT_MS, closeResources });
+  const shutdown = createGracefulShutdown({
+    server, logger, timeoutMs: config.SHUTDOWN_TIMEOUT_MS, closeResources,
+    // Streams never finish by themselves: ended first, as a dropped connection, their clients reconnect to another instance and resume.
+    beforeDrain: () => live.streams.closeAll(),
+  });
   // `on`, not `once`: a second signal must reach the handler (which ignores it) rather than Node's
   // default action, which would kill the process mid-drain.
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {

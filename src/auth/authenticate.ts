@@ -23,6 +23,6 @@ export function createAuthenticator(deps: { keys: KeyAuthenticator; tokenKey: Ke
     const access = await deps.readAccess(token.orgId, token.memberId);
     if (!access) throw unauthorized('The playground token belongs to a member who no longer exists');
     assertDeveloperAccess(access);
-    return { kind: 'playgroundToken', id: token.id, orgId: token.orgId, memberId: token.memberId, scopes: new Set(token.scopes), org: access.org };
+    return { kind: 'playgroundToken', id: token.id, orgId: token.orgId, memberId: token.memberId, scopes: new Set(token.scopes), org: access.org, expiresAt: token.expiresAt };
   };
 }

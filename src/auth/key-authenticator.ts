@@ -34,7 +34,7 @@ function unauthorized(message: string): AppError {
  */
 export function createKeyAuthenticator(options: KeyAuthenticatorOptions) {
   const { db, cacheTtlMs, maxCachedKeys = 10_000, now = Date.now, onBackgroundError = () => {} } = options;
-  const cache = createInvalidatedCache<{ key: ApiKeyForAuth; principal: Principal }>({
+  const newCache = () => createInvalidatedCache<{ key: ApiKeyForAuth; principal: Principal }>({
     ttlMs: cacheTtlMs,
     liveTtlMs: options.liveCacheTtlMs ?? DEFAULT_LIVE_CACHE_TTL_MS,
     invalidation: options.invalidation,
@@ -44,6 +44,9 @@ export function createKeyAuthenticator(options: KeyAuthenticatorOptions) {
     affects: ({ key }, change) =>
       change.orgId === key.orgId && (change.kind === 'org' || (change.kind === 'key' && change.keyId === key.id)),
   });
+  const cache = newCache();
+  // Keys named by id (behind a stream token), cached and invalidated alike.
+  const cacheById = newCache();
   const lastUsedWrittenAt = new Map<string, number>();
 
   function lookUp(hash: string): Promise<{ key: ApiKeyForAuth; principal: Principal } | undefined> {
@@ -66,7 +69,10 @@ export function createKeyAuthenticator(options: KeyAuthenticatorOptions) {
     const hash = hashApiKeySecret(secret);
     const found = await lookUp(hash);
     if (!found || !hashesEqual(found.key.secretHash, hash)) throw unauthorized('Invalid API key');
-    const { key, principal } = found;
+    return usable(found);
+  }
+
+  function usable({ key, principal }: { key: ApiKeyForAuth; principal: Principal }): Principal {
     if (key.revokedAt) throw unauthorized('API key has been revoked');
     if (key.expiresAt && key.expiresAt.getTime() <= now()) throw unauthorized('API key has expired');
     recordUse(key);
@@ -75,6 +81,15 @@ export function createKeyAuthenticator(options: KeyAuthenticatorOptions) {
 
   return {
     authenticateSecret,
+    /** A key by id, as its secret would authenticate it now (revoked, expired or gone: 401). */
+    async authenticateKeyId(orgId: string, keyId: string): Promise<Principal> {
+      const found = await cacheById.getOrLoad(`${orgId}\u0000${keyId}`, async () => {
+        const key = await apiKeysQueries.findForAuthById(db, orgId, keyId);
+        return key && { key, principal: toPrincipal(key) };
+      });
+      if (!found) throw unauthorized('The API key behind this token no longer exists');
+      return usable(found);
+    },
     async authenticate(authorization: string | undefined): Promise<Principal> {
       if (!authorization) throw unauthorized('Missing Authorization header: send Authorization: Bearer <API key>');
       const match = BEARER.exec(authorization);

@@ -31,6 +31,11 @@ export interface ListenerOptions {
   probeTimeoutMs?: number;
   retryDelayMs?: { min: number; max: number };
   applicationName?: string;
+  /**
+   * Other channels this connection listens on, each with what to do with a payload (the live
+   * streams' wake-ups): one LISTEN connection per process, its liveness proven by the probes here.
+   */
+  channels?: Readonly<Record<string, (payload: string | undefined) => void>>;
 }
 
 /**
@@ -59,6 +64,7 @@ export function createCacheInvalidationListener(options: ListenerOptions): Cache
   }
 
   function onNotification(message: pg.Notification): void {
+    if (message.channel !== CHANGES_CHANNEL) return options.channels?.[message.channel]?.(message.payload);
     const parsed = parse(message.payload);
     if (parsed?.kind === 'probe') return probes.get(parsed.id)?.();
     version += 1;
@@ -95,6 +101,7 @@ export function createCacheInvalidationListener(options: ListenerOptions): Cache
     try {
       await candidate.connect();
       await candidate.query(`listen ${CHANGES_CHANNEL}`);
+      for (const channel of Object.keys(options.channels ?? {})) await candidate.query(`listen ${channel}`);
       await probe((payload) => db.raw('select pg_notify(?, ?)', [CHANGES_CHANNEL, payload]));
     } catch (err) {
       return lose(candidate, err);

@@ -11,6 +11,8 @@ export interface Principal {
   memberId: string | null;
   scopes: ReadonlySet<string>;
   org: { tier: OrgTier; features: string[]; phoneRegion: string };
+  /** When a playground token stops being valid (a stream token minted with it expires no later). */
+  expiresAt?: Date;
 }
 
 /** The action endpoints are a feature of the maximum tier. */

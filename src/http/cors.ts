@@ -2,6 +2,7 @@ import cors from 'cors';
 import type { RequestHandler } from 'express';
 import { OPENAPI_PATH } from '../openapi/document';
 import { RPC_PREFIX } from './error-handler';
+import { STREAM_TOKENS_PATH } from './stream-token-route';
 
 /**
  * The public API paths a browser page of any origin may call: the action endpoints, the REST
@@ -11,10 +12,11 @@ import { RPC_PREFIX } from './error-handler';
 export function isPublicApiPath(path: string): boolean {
   // Express routes match with or without one trailing slash, and so does this.
   const route = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
-  return route === RPC_PREFIX || route.startsWith(`${RPC_PREFIX}/`) || route === LEADS_PATH || isSingleLeadPath(route) || route === OPENAPI_PATH;
+  return route === RPC_PREFIX || route.startsWith(`${RPC_PREFIX}/`) || route === LEADS_PATH || isSingleLeadPath(route) || route === OPENAPI_PATH || route === STREAM_TOKENS_PATH;
 }
 
 const LEADS_PATH = '/api/v1/leads';
+
 
 /** `/api/v1/leads/{id}`: one segment after the list's path. */
 function isSingleLeadPath(route: string): boolean {
@@ -22,7 +24,8 @@ function isSingleLeadPath(route: string): boolean {
 }
 
 /** Headers a browser may send: the official tRPC client's (`trpc-accept` only from its streaming batch link) and ours. */
-export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-Match', 'If-None-Match', 'X-Request-Id', 'trpc-accept'];
+// Last-Event-ID: an EventSource (or its ponyfill) on another origin resumes a subscription with it.
+export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-Match', 'If-None-Match', 'Last-Event-ID', 'X-Request-Id', 'trpc-accept'];
 
 /** Headers a browser script may read besides the safelisted ones: rate limits, retries, replays, deprecation. */
 export const CORS_EXPOSED_HEADERS = ['RateLimit', 'RateLimit-Policy', 'Retry-After', 'Idempotent-Replayed', 'X-Request-Id', 'Deprecation', 'Sunset', 'Link', 'ETag', 'Location'];

@@ -1,6 +1,7 @@
 import { dirname } from 'node:path';
 import express, { type RequestHandler, type Router } from 'express';
-import type { Registry } from '../rpc/registry';
+import type { Registry, SubscriptionRegistry } from '../rpc/registry';
+import { createSubscriptionRegistry } from '../procedures';
 import { buildOpenApiDocument, OPENAPI_PATH } from '../openapi/document';
 import { DOCS_HTML, DOCS_SCRIPT } from './docs-page';
 
@@ -31,10 +32,11 @@ const docsCsp: RequestHandler = (_req, res, next) => {
 
 /**
  * `GET /api/v1/openapi.json` and `GET /docs`, both without authentication: the reference is
- * public, and it describes the service, not a workspace. The document is built once, at start.
+ * public, and it describes the service, not a workspace. The document is built once, at start,
+ * from the procedures and subscriptions served (every subscription when none are given).
  */
-export function docsRouter(deps: { registry: Registry }): Router {
-  const document = JSON.stringify(buildOpenApiDocument(deps.registry));
+export function docsRouter(deps: { registry: Registry; subscriptions?: SubscriptionRegistry }): Router {
+  const document = JSON.stringify(buildOpenApiDocument(deps.registry, deps.subscriptions ?? createSubscriptionRegistry(deps.registry)));
   const router = express.Router({ caseSensitive: true });
   router.get(OPENAPI_PATH, (_req, res) => {
     // Public and credential-free, so tools on other origins (editors, generators) may fetch it.

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Registry } from '../rpc/registry';
+import type { Registry, SubscriptionRegistry } from '../rpc/registry';
 import { inputJsonSchema, outputComponentSchemas, type JsonSchema } from './json-schema';
 import { envelopeSchemas } from './envelopes';
 import { NAMED_OUTPUTS } from './named-outputs';
@@ -7,12 +7,17 @@ import { inputSchemaName, outputSchemaName, procedureOperation, RPC_PATH_PREFIX 
 import { leadsRestPathItems } from './leads-rest-operation';
 import { withExamples } from './examples';
 import { createLinks } from './links';
+import { STREAM_TOKEN_SCHEME, subscriptionOperation } from './subscription-operation';
+import { STREAM_TOKEN_SCHEMA, streamTokensPathItem } from './stream-tokens-operation';
+import { eventUnionSchema, eventWebhooks } from './event-webhooks';
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';
 
 const DESCRIPTION = `The workspace's data and actions over HTTP.
 
 - **Action endpoints** \`${RPC_PATH_PREFIX}/<router>.<procedure>\`: reads are GET with the input in the \`input\` query parameter, writes are POST with a JSON body; both wrap the input as \`{"json": <input>}\` and answer \`{"result":{"data":{"json": <output>, "meta"?: ...}}}\` (the tRPC wire format with the superjson transformer, so Dates round-trip).
+- **Subscriptions** such as \`${RPC_PATH_PREFIX}/events.onEvent\`: GET with the input as a read's, answered as a \`text/event-stream\` that stays open (tRPC's \`httpSubscriptionLink\`); \`events.onEvent\` resumes after \`Last-Event-ID\` with no event missed.
+- **Webhooks**: each event type, as an endpoint subscribed to it receives it (\`webhooks\` below): the same typed \`Event\` that events.getAll answers.
 - **REST leads** \`/api/v1/leads\` and \`/api/v1/leads/{id}\`: plain JSON, no envelope, timestamps as ISO 8601 strings.
 - **Authentication**: \`Authorization: Bearer <API key or playground token>\`; never cookies. Each operation names the scope it requires. Action endpoints also require the workspace to be on the maximum tier.
 - **Dates**: in an answer's \`json\` a Date is an ISO 8601 string, and \`meta.values\` lists its path as \`["Date"]\` so a superjson client revives it; a plain-JSON caller reads the string and may ignore \`meta\`. Inputs take Dates the same way, or as ISO 8601 strings with a time zone.`;
@@ -30,11 +35,13 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
 };
 
 /**
- * The OpenAPI 3.1 document of exactly the exposed procedures (plus the REST leads routes),
- * generated from the registry so it cannot drift from what the service answers.
+ * The OpenAPI 3.1 document of exactly the exposed procedures and subscriptions (plus the REST
+ * leads routes and the stream tokens), and the webhooks, generated from the registries so it
+ * cannot drift from what the service answers.
  */
-export function buildOpenApiDocument(registry: Registry): Record<string, unknown> {
+export function buildOpenApiDocument(registry: Registry, subscriptions: SubscriptionRegistry): Record<string, unknown> {
   const exposed = [...registry.values()].filter((p) => p.exposed === true);
+  const streamed = [...subscriptions.values()].filter((s) => s.exposed === true);
   const named = new Map<z.ZodType, string>(NAMED_OUTPUTS);
   const aliases: Record<string, JsonSchema> = {};
   for (const procedure of exposed) {
@@ -44,22 +51,32 @@ export function buildOpenApiDocument(registry: Registry): Record<string, unknown
     if (resource) aliases[outputSchemaName(procedure)] = { $ref: `#/components/schemas/${resource}` };
     else named.set(procedure.output, outputSchemaName(procedure));
   }
-  const schemas: Record<string, JsonSchema> = { ...envelopeSchemas, ...outputComponentSchemas(named), ...aliases };
+  // A subscription's value is named as a read's answer: events.onEvent's is the Event.
+  for (const subscription of streamed) {
+    const resource = named.get(subscription.output);
+    if (resource) aliases[outputSchemaName(subscription)] = { $ref: `#/components/schemas/${resource}` };
+    else named.set(subscription.output, outputSchemaName(subscription));
+  }
+  const schemas: Record<string, JsonSchema> = {
+    ...envelopeSchemas, ...outputComponentSchemas(named), ...aliases, Event: eventUnionSchema(), StreamToken: STREAM_TOKEN_SCHEMA,
+  };
   const paths: Record<string, Record<string, Record<string, unknown>>> = {};
-  for (const procedure of exposed) schemas[inputSchemaName(procedure)] = inputJsonSchema(procedure.input);
+  for (const procedure of [...exposed, ...streamed]) schemas[inputSchemaName(procedure)] = inputJsonSchema(procedure.input);
   for (const procedure of exposed) {
     const links = createLinks(procedure, exposed, (p) => schemas[inputSchemaName(p)]!);
     paths[`${RPC_PATH_PREFIX}/${procedure.name}`] = { [procedure.method.toLowerCase()]: procedureOperation(procedure, links) };
   }
-  Object.assign(paths, leadsRestPathItems());
+  for (const subscription of streamed) paths[`${RPC_PATH_PREFIX}/${subscription.name}`] = { get: subscriptionOperation(subscription) };
+  Object.assign(paths, leadsRestPathItems(), streamTokensPathItem(subscriptions));
   const document = {
     openapi: '3.1.1',
     // The contract's version is the path's `/api/v1`; changes within it are additive (docs/versioning.md).
     info: { title: 'Workspace API', version: 'v1', description: DESCRIPTION, license: { name: 'Proprietary' } },
     servers: [{ url: '/', description: 'This service' }],
-    tags: [...new Set([...exposed.map((p) => p.name.split('.')[0]!), 'leads'])].map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? name })),
+    tags: [...new Set([...[...exposed, ...streamed].map((p) => p.name.split('.')[0]!), 'leads'])].map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? name })),
     security: [{ bearerAuth: [] }],
     paths,
+    webhooks: eventWebhooks(),
     components: {
       securitySchemes: {
         bearerAuth: {
@@ -67,6 +84,7 @@ export function buildOpenApiDocument(registry: Registry): Record<string, unknown
           scheme: 'bearer',
           description: 'An API key (`wsk_...`) or a playground test token; its scopes must include the operation\'s `x-required-scope`.',
         },
+        streamToken: STREAM_TOKEN_SCHEME,
       },
       schemas,
     },

@@ -67,38 +67,35 @@ const FIELD_ISSUE: JsonSchema = {
 
 const ERROR_CODE_NAMES = Object.keys(ERROR_CODES);
 
-/** The tRPC error shape the official client reads (its numeric JSON-RPC code included). */
-const RPC_ERROR: JsonSchema = {
+/** An error as superjson serialises it: `{"json": {message, code, data}, "meta"?}`. */
+const SERIALIZED_ERROR: JsonSchema = {
   type: 'object',
-  required: ['error'],
+  required: ['json'],
   properties: {
-    error: {
+    json: {
       type: 'object',
-      required: ['json'],
+      required: ['message', 'code', 'data'],
       properties: {
-        json: {
+        message: { type: 'string' },
+        code: { type: 'integer', description: 'JSON-RPC error number (tRPC v11).' },
+        data: {
           type: 'object',
-          required: ['message', 'code', 'data'],
+          required: ['code', 'httpStatus'],
           properties: {
-            message: { type: 'string' },
-            code: { type: 'integer', description: 'JSON-RPC error number (tRPC v11).' },
-            data: {
-              type: 'object',
-              required: ['code', 'httpStatus'],
-              properties: {
-                code: { type: 'string', enum: ERROR_CODE_NAMES },
-                httpStatus: { type: 'integer', description: 'Same as the HTTP status.' },
-                path: { type: 'string', description: 'The procedure name.' },
-                issues: { type: 'array', items: ref('FieldIssue'), description: 'Field problems of a 400.' },
-              },
-            },
+            code: { type: 'string', enum: ERROR_CODE_NAMES },
+            httpStatus: { type: 'integer', description: 'Same as the HTTP status.' },
+            path: { type: 'string', description: 'The procedure name.' },
+            issues: { type: 'array', items: ref('FieldIssue'), description: 'Field problems of a 400.' },
           },
         },
-        meta: ref('SuperjsonMeta'),
       },
     },
+    meta: ref('SuperjsonMeta'),
   },
 };
+
+/** The tRPC error shape the official client reads (its numeric JSON-RPC code included). */
+const RPC_ERROR: JsonSchema = { type: 'object', required: ['error'], properties: { error: SERIALIZED_ERROR } };
 
 const REST_ERROR: JsonSchema = {
   type: 'object',
@@ -119,6 +116,8 @@ const REST_ERROR: JsonSchema = {
 export const envelopeSchemas: Record<string, JsonSchema> = {
   SuperjsonMeta: SUPERJSON_META,
   RpcError: RPC_ERROR,
+  // A subscription's `event: serialized-error` carries it (subscription-operation.ts).
+  SerializedError: { ...SERIALIZED_ERROR, description: 'An error that ended a stream, as superjson serialises it (the `error` of RpcError).' },
   RestError: REST_ERROR,
   FieldIssue: FIELD_ISSUE,
 };

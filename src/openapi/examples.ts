@@ -10,9 +10,12 @@ type Operation = Record<string, any>;
  * and its success answer, composed from the schemas' own examples. An action's answer example is
  * superjson's own serialization of the sample, so its `meta` is exactly what the wire carries.
  */
-export function withExamples<D extends { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, JsonSchema> } }>(document: D): D {
+export function withExamples<
+  D extends { paths: Record<string, Record<string, Operation>>; webhooks?: Record<string, Record<string, Operation>>; components: { schemas: Record<string, JsonSchema> } },
+>(document: D): D {
   const sample = (schema: JsonSchema, dates = false) => composeSample(schema, { root: document as unknown as JsonSchema, dates });
-  for (const [path, item] of Object.entries(document.paths)) {
+  // A webhook's body is plain JSON, as the REST routes' are.
+  for (const [path, item] of [...Object.entries(document.paths), ...Object.entries(document.webhooks ?? {})]) {
     const rpc = path.startsWith(`${RPC_PATH_PREFIX}/`);
     for (const operation of Object.values(item)) {
       for (const parameter of (operation.parameters ?? []) as Operation[]) {

@@ -7,10 +7,10 @@ import { IDEMPOTENCY_KEY_PARAMETER, IDEMPOTENT_REPLAYED_HEADER } from './idempot
 export const RPC_PATH_PREFIX = '/api/v1/rpc';
 
 /** The component name of a procedure's input schema. */
-export const inputSchemaName = (procedure: AnyProcedure): string => `${procedure.name}.input`;
+export const inputSchemaName = (procedure: { name: string }): string => `${procedure.name}.input`;
 
 /** The component name of a procedure's output schema (a `$ref` to the resource when it answers one, such as Lead). */
-export const outputSchemaName = (procedure: AnyProcedure): string => `${procedure.name}.output`;
+export const outputSchemaName = (procedure: { name: string }): string => `${procedure.name}.output`;
 
 function describe(procedure: AnyProcedure): string {
   const lines = [procedure.description, '', `**Required scope:** \`${procedure.scope}\``];

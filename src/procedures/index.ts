@@ -1,12 +1,12 @@
-import { createRegistry } from '../rpc/registry';
+import { createRegistry, buildSubscriptionRegistry } from '../rpc/registry';
 import { leadsProcedures } from './leads';
 import { contactsProcedures } from './contacts';
 import { clientsProcedures } from './clients';
 import { tasksProcedures } from './tasks';
 import { invoicesProcedures } from './invoices';
 import { orgMembersProcedures } from './org-members';
-import { dashboardProcedures } from './dashboard';
-import { eventsProcedures } from './events';
+import { dashboardProcedures, dashboardSubscriptions } from './dashboard';
+import { eventsProcedures, eventsSubscriptions } from './events';
 import { webhooksProcedures } from './webhooks';
 import { apiKeysProcedures } from './api-keys';
 import { organisationProcedures } from './organisation';
@@ -29,4 +29,11 @@ export const procedures = [
 
 export function createProcedureRegistry() {
   return createRegistry(procedures);
+}
+
+/** Every subscription: streamed over Server-Sent Events on GET (tRPC's httpSubscriptionLink). */
+export const subscriptions = [...eventsSubscriptions, ...dashboardSubscriptions] as const;
+
+export function createSubscriptionRegistry(procedureRegistry = createProcedureRegistry()) {
+  return buildSubscriptionRegistry(subscriptions, procedureRegistry);
 }

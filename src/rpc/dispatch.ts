@@ -42,6 +42,8 @@ export interface DispatchDeps {
   webhookUrlPolicy: WebhookUrlPolicy;
   /** Set (CHECK_OUTPUTS): every output is parsed with its procedure's output schema; a mismatch is a 500, reported here. */
   onOutputMismatch?(procedure: string, issues: unknown): void;
+  /** Told after a write has committed (its events with it), with its workspace: live readers are woken by it. */
+  onCommitted?(orgId: string): void;
 }
 
 /**
@@ -139,9 +141,12 @@ export async function runProcedure(deps: DispatchDeps, call: ProcedureCall): Pro
       { orgId: principal.orgId, principalId: principal.id, key: idempotencyKey, procedure: stored.label, body: call.body ?? Buffer.alloc(0), format: stored.format },
       run,
     );
+    if (procedure.method === 'POST') deps.onCommitted?.(principal.orgId);
     return { output: undefined, answer };
   }
-  return { output: await run(deps.db) };
+  const output = await run(deps.db);
+  if (procedure.method === 'POST') deps.onCommitted?.(principal.orgId);
+  return { output };
 }
 
 /** Inside the idempotent transaction, so a mismatching answer is never stored for replay. */
@@ -152,7 +157,8 @@ function assertOutput(procedure: AnyProcedure, output: unknown, report: NonNulla
   throw new AppError('INTERNAL_SERVER_ERROR', `${procedure.name} answered outside its output schema`);
 }
 
-function readQueryInput(param: unknown): unknown {
+/** The GET `input` query parameter decoded (reads and subscriptions). */
+export function readQueryInput(param: unknown): unknown {
   if (param === undefined) return undefined;
   if (typeof param !== 'string') throw new AppError('BAD_REQUEST', 'Give the "input" query parameter once');
   assertGetInputSize(param);

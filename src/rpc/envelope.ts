@@ -57,3 +57,13 @@ export function encodeError(error: AppError, path: string | undefined): { error:
   if (error.issues) data.issues = error.issues;
   return { error: superjson.serialize({ message: error.message, code: jsonRpcCodeOf(error.code), data }) };
 }
+
+/** One streamed value as tRPC's SSE `data:` carries it: the superjson-serialised value, as JSON text. */
+export function encodeStreamValue(value: unknown): string {
+  return JSON.stringify(superjson.serialize(value));
+}
+
+/** A stream's `serialized-error` data: the error shape of encodeError, as JSON text. */
+export function encodeStreamError(error: AppError, path: string): string {
+  return JSON.stringify(encodeError(error, path).error);
+}

@@ -1,9 +1,14 @@
 import type { Procedure } from './define-procedure';
+import type { Subscription } from './define-subscription';
 import { checkedFieldsOf } from './field-checks';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyProcedure = Procedure<any, any>;
 export type Registry = ReadonlyMap<string, AnyProcedure>;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnySubscription = Subscription<any, any>;
+/** Subscriptions are a third kind beside reads and writes: streamed, so kept apart from what answers once. */
+export type SubscriptionRegistry = ReadonlyMap<string, AnySubscription>;
 
 const NAME = /^[a-z][A-Za-z]*\.[a-z][A-Za-z]*$/;
 const SCOPE = /^[a-z][A-Za-z]*\.(read|create|update|delete)$/;
@@ -45,4 +50,26 @@ function assertValidDeprecation(where: string, deprecation: NonNullable<AnyProce
   const sunset = Date.parse(deprecation.sunset);
   if (Number.isNaN(since) || Number.isNaN(sunset)) throw new Error(`${where}: deprecated.since and .sunset must be ISO 8601 dates`);
   if (sunset - since < SIX_MONTHS_MS) throw new Error(`${where}: a deprecated procedure lives at least six months before its sunset`);
+}
+
+/**
+ * The lookup table of subscriptions, refusing at start-up what createRegistry refuses of a read
+ * (a subscription reads, with a .read scope), and a name that a procedure already has.
+ */
+export function buildSubscriptionRegistry(subscriptions: readonly AnySubscription[], procedures: Registry): SubscriptionRegistry {
+  const registry = new Map<string, AnySubscription>();
+  for (const subscription of subscriptions) {
+    const where = `subscription ${JSON.stringify(subscription.name)}`;
+    if (typeof subscription.name !== 'string' || !NAME.test(subscription.name)) throw new Error(`${where}: name must be <router>.<procedure>`);
+    if (registry.has(subscription.name) || procedures.has(subscription.name)) throw new Error(`${where}: defined twice`);
+    if (typeof subscription.scope !== 'string' || !SCOPE.test(subscription.scope) || !subscription.scope.endsWith('.read')) {
+      throw new Error(`${where}: scope must be <resource>.read`);
+    }
+    if (typeof subscription.exposed !== 'boolean') throw new Error(`${where}: exposed must be stated (true or false)`);
+    if (!subscription.input || typeof subscription.input.safeParse !== 'function') throw new Error(`${where}: needs a zod input schema`);
+    if (!subscription.output || typeof subscription.output.safeParse !== 'function') throw new Error(`${where}: needs a zod output schema`);
+    if (typeof subscription.open !== 'function') throw new Error(`${where}: needs open()`);
+    registry.set(subscription.name, subscription);
+  }
+  return registry;
 }

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { createTestContext } from '../helpers/test-app';
 import { createFullWorkspace } from '../helpers/tenancy-fixtures';
 import { buildOpenApiDocument, OPENAPI_PATH } from '../../src/openapi/document';
-import { createProcedureRegistry } from '../../src/procedures';
+import { createProcedureRegistry, createSubscriptionRegistry } from '../../src/procedures';
 import { createArbitraries, GeneratorProblem } from './arbitraries';
 import { onlyInexpressible } from './inexpressible-rules';
 import { createValidators, type OpenApiDocument, type Validators } from './schema';
@@ -38,7 +38,7 @@ const ACCEPTABLE_REFUSALS = new Set([404, 409, 412, 422]);
 const NEGATIVE_STATUSES = new Set([400, 413, 415]);
 
 // Test names come from the document as this code builds it; requests use the one the service serves.
-const labels = operationsOf(buildOpenApiDocument(createProcedureRegistry()) as unknown as OpenApiDocument).map((op) => op.label);
+const labels = operationsOf(buildOpenApiDocument(createProcedureRegistry(), createSubscriptionRegistry()) as unknown as OpenApiDocument).map((op) => op.label);
 const startedAt = Date.now();
 const propertyMs = () => (Date.now() - startedAt > BUDGET_MS ? LATE_PROPERTY_MS : PROPERTY_LIMIT_MS);
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { buildOpenApiDocument } from '../../src/openapi/document';
-import { createProcedureRegistry } from '../../src/procedures';
+import { createProcedureRegistry, createSubscriptionRegistry } from '../../src/procedures';
 
 const ROOT = join(__dirname, '..', '..');
 const REDOCLY = join(ROOT, 'node_modules', '.bin', 'redocly');
@@ -21,7 +21,7 @@ test('redocly lint finds no error or warning in the OpenAPI document', async () 
   const dir = mkdtempSync(join(tmpdir(), 'openapi-lint-'));
   try {
     const file = join(dir, 'openapi.json');
-    writeFileSync(file, JSON.stringify(buildOpenApiDocument(createProcedureRegistry()), null, 2));
+    writeFileSync(file, JSON.stringify(buildOpenApiDocument(createProcedureRegistry(), createSubscriptionRegistry()), null, 2));
     // It exits 1 when it finds errors; the JSON report on stdout is read either way.
     const { stdout } = await run(REDOCLY, ['lint', file, '--format=json', `--config=${join(ROOT, 'redocly.yaml')}`], {
       cwd: ROOT,

@@ -4,14 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { buildOpenApiDocument } from '../../src/openapi/document';
-import { createProcedureRegistry } from '../../src/procedures';
+import { createProcedureRegistry, createSubscriptionRegistry } from '../../src/procedures';
 import { deref, type OpenApiDocument, type Schema } from './schema';
 
 const ROOT = join(__dirname, '..', '..');
 // openapi-typescript needs TypeScript 5's compiler API, installed beside it in packages/client.
 const openapiTsPath = require.resolve('openapi-typescript', { paths: [join(ROOT, 'packages', 'client')] });
 
-const doc = buildOpenApiDocument(createProcedureRegistry()) as unknown as OpenApiDocument;
+const doc = buildOpenApiDocument(createProcedureRegistry(), createSubscriptionRegistry()) as unknown as OpenApiDocument;
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 /** Keywords that say something about a value; a schema with none of them is `unknown` in TypeScript. */
 const TYPING = ['type', 'enum', 'const', '$ref', 'anyOf', 'oneOf', 'allOf', 'properties', 'items', 'prefixItems', 'additionalProperties', 'not'];

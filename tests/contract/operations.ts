@@ -15,13 +15,21 @@ export interface Operation {
   parameters: Schema[];
 }
 
-/** Every path × method of the document; reads first and deletions last (writes change the data). */
+/** Whether an operation answers a stream that stays open (a subscription): no request/answer exchange to test here. */
+const streams = (operation: Schema) => Object.values((operation.responses ?? {}) as Record<string, Schema>).some((r) => r.content?.['text/event-stream']);
+
+/**
+ * Every path × method of the document; reads first and deletions last (writes change the data).
+ * Subscriptions are left out: their answer never ends (tests/integration/client-subscribe.test.ts
+ * and the subscription route's tests drive them).
+ */
 export function operationsOf(doc: OpenApiDocument): Operation[] {
   const out: Operation[] = [];
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
     const shared = ((item.parameters ?? []) as unknown[]).map((p) => deref(doc, p));
     for (const method of Object.keys(item).filter((m) => METHODS.includes(m))) {
       const operation = item[method] as Schema;
+      if (streams(operation)) continue;
       const own = ((operation.parameters ?? []) as unknown[]).map((p) => deref(doc, p));
       const parameters = [...shared.filter((p) => !own.some((o) => o.name === p.name && o.in === p.in)), ...own];
       out.push({ label: `${method.toUpperCase()} ${path}`, method: method.toUpperCase(), path, operation, parameters });

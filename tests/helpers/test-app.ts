@@ -1,7 +1,7 @@
 import type { Express } from 'express';
-import { createApp } from '../../src/app';
+import { createApp, type LiveDeps } from '../../src/app';
 import { createDb, type Db } from '../../src/db/knex';
-import { createLogger } from '../../src/logger';
+import { createLogger, type Logger } from '../../src/logger';
 import type { Registry } from '../../src/rpc/registry';
 import type { CacheInvalidation } from '../../src/auth/key-invalidation';
 import type { RateLimiter } from '../../src/ratelimit/rate-limiter';
@@ -34,6 +34,10 @@ export function createTestContext(
     bodyLimit?: string; keyCacheTtlMs?: number; registry?: Registry; cacheInvalidation?: CacheInvalidation; db?: Db;
     /** Rate limiting is off unless a limiter is given; it is closed with the context. */
     rateLimiter?: RateLimiter; trustProxy?: TrustProxy;
+    /** Live updates (subscriptions); one process's own with the default settings when absent. */
+    live?: LiveDeps;
+    /** Where the app logs (request lines included); nowhere unless TEST_LOG_LEVEL is set. */
+    logger?: Logger;
   } = {},
 ): TestContext {
   const db = options.db ?? createTestDb();
@@ -41,11 +45,12 @@ export function createTestContext(
     db,
     // NODE_ENV=test: webhooks go to the tests' own loopback receivers.
     config: { ...TEST_JWT_SECRETS, NODE_ENV: 'test', CHECK_OUTPUTS: true, BODY_LIMIT: options.bodyLimit ?? '1mb', KEY_CACHE_TTL_MS: options.keyCacheTtlMs ?? 1000, TRUST_PROXY: options.trustProxy },
-    logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
+    logger: options.logger ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
     registry: options.registry,
     cacheInvalidation: options.cacheInvalidation,
     rateLimiter: options.rateLimiter,
     onOutputMismatch: recordOutputMismatch,
+    live: options.live,
   });
   const close = async () => {
     await options.rateLimiter?.close();

@@ -61,7 +61,7 @@ const TSCONFIG = {
 const CONSUMER_ESM = `
 import { createTRPCClient, httpLink } from '@trpc/client';
 import superjson from 'superjson';
-import { createWorkspaceClient, WorkspaceApiError, type AppRouter, type Lead } from '@workspace-api/client';
+import { constructWebhookEvent, createWorkspaceClient, WorkspaceApiError, type AppRouter, type Lead, type WorkspaceEvent } from '@workspace-api/client';
 
 declare const process: { env: Record<string, string | undefined> };
 const baseUrl = process.env.BASE_URL!;
@@ -90,6 +90,25 @@ const failure = error instanceof WorkspaceApiError ? { code: error.code, status:
 const walked: string[] = [];
 for await (const lead of api.leads.listAll({ pageSize: 2 })) walked.push(lead.id);
 
+// Typed events: the lead's creation as events.getAll answers it, then streamed by events.subscribe
+// resuming after the contact.created its write recorded first.
+const recorded = await api.events.getAll({ types: ['contact.created', 'lead.created'], pageSize: 10 });
+const contactCreated = recorded.data.find((e) => e.type === 'contact.created' && e.data.object.id === created.contactId)!;
+const listed = recorded.data.find((e): e is Extract<WorkspaceEvent, { type: 'lead.created' }> => e.type === 'lead.created' && e.data.object.id === created.id)!;
+const listedObjectCreatedAt: Date = listed.data.object.createdAt;
+let streamed: WorkspaceEvent | undefined;
+for await (const event of api.events.subscribe({ types: ['lead.created'], lastEventId: contactCreated.id })) {
+  const lead: Lead = event.data.object;
+  streamed = event;
+  if (lead.id === created.id) break;
+}
+
+// Compiles: a webhook handler gets the same typed event.
+export async function onWebhook(rawBody: Uint8Array, signature: string | undefined, secret: string): Promise<Date | undefined> {
+  const event = await constructWebhookEvent(rawBody, signature, secret);
+  return event.type === 'invoice.paid' ? (event.data.object.paidAt ?? undefined) : undefined;
+}
+
 console.log(JSON.stringify({
   createdId: created.id,
   createdAtIsDate: createdAt instanceof Date,
@@ -98,6 +117,12 @@ console.log(JSON.stringify({
   rest: { id: rest.lead.id, updatedAtIsDate: rest.lead.updatedAt instanceof Date, etag: rest.etag },
   failure,
   walked,
+  events: {
+    listedId: listed.id,
+    listedObjectCreatedAtIsDate: listedObjectCreatedAt instanceof Date,
+    streamedId: streamed?.id,
+    streamedObjectCreatedAtIsDate: streamed?.data.object.createdAt instanceof Date,
+  },
 }));
 `;
 
@@ -205,6 +230,7 @@ describe('the packed @workspace-api/client', () => {
       rest: { id: seen.createdId, updatedAtIsDate: true, etag: expect.stringMatching(/"/) },
       failure: { code: 'NOT_FOUND', status: 404, requestId: expect.stringMatching(/\S/), path: 'leads.getById' },
     });
+    expect(seen.events).toEqual({ listedId: expect.stringMatching(/^evt_/), listedObjectCreatedAtIsDate: true, streamedId: (seen.events as { listedId: string }).listedId, streamedObjectCreatedAtIsDate: true });
     expect(seen.pageIds).toContain(seen.createdId);
     expect(seen.walked).toEqual(expect.arrayContaining([existing.id, seen.createdId]));
     expect(new Set(seen.walked).size).toBe(3);

@@ -20,7 +20,7 @@ const ctx = createTestContext();
 afterAll(() => ctx.close());
 
 const ORIGIN = 'https://integrator.example';
-const ALLOWED_HEADERS = ['authorization', 'content-type', 'idempotency-key', 'if-match', 'if-none-match', 'x-request-id', 'trpc-accept'];
+const ALLOWED_HEADERS = ['authorization', 'content-type', 'idempotency-key', 'if-match', 'if-none-match', 'last-event-id', 'x-request-id', 'trpc-accept'];
 const EXPOSED_HEADERS = ['ratelimit', 'ratelimit-policy', 'retry-after', 'idempotent-replayed', 'x-request-id', 'deprecation', 'sunset', 'link', 'etag', 'location'];
 /** Request headers browsers send without asking (the CORS-safelisted ones, plus what fetch adds itself). */
 const NEED_NO_PREFLIGHT = new Set(['accept', 'accept-language', 'content-language']);
@@ -51,6 +51,8 @@ describe('preflight (OPTIONS) on the public API', () => {
     ['/api/v1/leads/lead_3kTMd9VbX2qLr7NwY5pHcZ', 'PATCH'],
     ['/api/v1/leads/lead_3kTMd9VbX2qLr7NwY5pHcZ', 'DELETE'],
     ['/api/v1/openapi.json', 'GET'],
+    ['/api/v1/rpc/events.onEvent', 'GET'],
+    ['/api/v1/stream-tokens', 'POST'],
   ])('answers 204 for %s (%s) with any origin, the API methods and headers and a max-age, without credentials', async (path, method) => {
     const res = await preflight(path, method);
     expect(res.status).toBe(204);

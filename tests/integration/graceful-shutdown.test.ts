@@ -2,6 +2,7 @@ import * as leads from '../../src/db/leads';
 import type { Db } from '../../src/db/knex';
 import { createTestDb, testDatabaseUrl } from '../helpers/test-app';
 import { createWorkspace } from '../helpers/factories';
+import { openStream, subscriptionPath } from '../helpers/sse';
 import { killIfRunning, openConnection, sleep, startServer, tryConnect, type ServerProcess } from '../helpers/server-process';
 
 let db: Db;
@@ -76,6 +77,19 @@ describe('SIGTERM', () => {
     const started = Date.now();
     server.child.kill('SIGTERM');
     await conn.closed;
+    expect(await server.exited).toBe(0);
+    expect(Date.now() - started).toBeLessThan(3000);
+  }, 90_000);
+
+  it('ends open subscription streams at once as dropped connections (no `return`), so clients resume elsewhere, and exits 0', async () => {
+    server = await startServer({ DATABASE_URL: testDatabaseUrl(), SHUTDOWN_TIMEOUT_MS: '30000' });
+    const stream = await openStream(`http://127.0.0.1:${server.port}`, subscriptionPath('events.onEvent'), { Authorization: `Bearer ${workspace.key}` });
+    expect((await stream.next()).event).toBe('connected');
+
+    const started = Date.now();
+    server.child.kill('SIGTERM');
+    await stream.ended();
+    expect(stream.frames.map((frame) => frame.event)).toEqual(['connected']);
     expect(await server.exited).toBe(0);
     expect(Date.now() - started).toBeLessThan(3000);
   }, 90_000);

@@ -11,14 +11,18 @@ import { createTestContext } from '../helpers/test-app';
 import { createLead, createWorkspace } from '../helpers/factories';
 import { listLeads } from '../helpers/leads-rest';
 import { rpcGet } from '../helpers/rpc';
-import { procedures } from '../../src/procedures';
+import { procedures, subscriptions } from '../../src/procedures';
 import { createRegistry } from '../../src/rpc/registry';
 import { leadsGetAll } from '../../src/procedures/leads/get-all';
+import { EVENT_TYPES } from '../../src/events/event-types';
+import { eventSchemaName } from '../../src/procedures/events/typed-events.schema';
 
 const ctx = createTestContext();
 afterAll(() => ctx.close());
 
-type Doc = { openapi: string; paths: Record<string, Record<string, any>>; components: { schemas: Record<string, any> } };
+type Doc = {
+  openapi: string; paths: Record<string, Record<string, any>>; webhooks: Record<string, Record<string, any>>; components: { schemas: Record<string, any>; securitySchemes: Record<string, any> };
+};
 let doc: Doc;
 beforeAll(async () => {
   doc = (await request(ctx.app).get('/api/v1/openapi.json')).body;
@@ -26,10 +30,18 @@ beforeAll(async () => {
 
 const RPC = '/api/v1/rpc/';
 const exposed = procedures.filter((p) => p.exposed === true);
+const streamed = subscriptions.filter((s) => s.exposed === true);
+const isStream = (op: any) => op.responses['200'].content['text/event-stream'] !== undefined;
+/** The action endpoints: every RPC path but the subscriptions. */
 const rpcOperations = () =>
   Object.entries(doc.paths)
     .filter(([path]) => path.startsWith(RPC))
-    .flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ name: path.slice(RPC.length), method: method.toUpperCase(), op })));
+    .flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ name: path.slice(RPC.length), method: method.toUpperCase(), op })))
+    .filter(({ op }) => !isStream(op));
+const subscriptionOperations = () =>
+  Object.entries(doc.paths)
+    .filter(([path, item]) => path.startsWith(RPC) && item.get && isStream(item.get))
+    .map(([path, item]) => ({ name: path.slice(RPC.length), op: item.get }));
 
 const run = promisify(execFile);
 const VALIDATOR_CLI = require.resolve('@seriousme/openapi-schema-validator/bin/validate-api-cli.js');
@@ -55,7 +67,10 @@ function schemaValidator() {
   // The `#/components/schemas/...` references resolve inside a wrapper shaped like the document.
   ajv.addKeyword('components');
   ajv.addKeyword('paths');
-  ajv.addSchema({ $id: 'doc', components: doc.components, paths: doc.paths }, 'doc');
+  ajv.addKeyword('webhooks');
+  // OpenAPI's own keyword (the Event union's `type` mapping); ajv checks the union by its oneOf.
+  ajv.addKeyword('discriminator');
+  ajv.addSchema({ $id: 'doc', components: doc.components, paths: doc.paths, webhooks: doc.webhooks }, 'doc');
   const pointer = (part: string) => part.replace(/~/g, '~0').replace(/\//g, '~1');
   const check = (where: string, value: unknown) => {
     const validate = ajv.getSchema(`doc#/${where}`)!;
@@ -92,8 +107,9 @@ describe('GET /api/v1/openapi.json', () => {
     expect(procedures.some((p) => !p.exposed)).toBe(true);
     const listed = rpcOperations().map(({ name, method }) => `${method} ${name}`).sort();
     expect(listed).toEqual(exposed.map((p) => `${p.method} ${p.name}`).sort());
+    expect(subscriptionOperations().map(({ name }) => name).sort()).toEqual(streamed.map((s) => s.name).sort());
     expect(Object.keys(doc.paths)).not.toContain('/api/v1/rpc/apiKeys.list');
-    expect(Object.keys(doc.paths).filter((p) => !p.startsWith(RPC))).toEqual(['/api/v1/leads', '/api/v1/leads/{id}']);
+    expect(Object.keys(doc.paths).filter((p) => !p.startsWith(RPC))).toEqual(['/api/v1/leads', '/api/v1/leads/{id}', '/api/v1/stream-tokens']);
   });
 
   it('names the required scope of every operation as x-required-scope, bearer security and in the description', () => {
@@ -104,6 +120,57 @@ describe('GET /api/v1/openapi.json', () => {
       expect(op.tags).toEqual([name.split('.')[0]]);
     }
     expect(doc.paths['/api/v1/leads']!.get['x-required-scope']).toBe('leads.read');
+    for (const { name, op } of subscriptionOperations()) {
+      const scope = streamed.find((s) => s.name === name)!.scope;
+      expect([name, op['x-required-scope'], op.security, op.description.includes(`\`${scope}\``)]).toEqual([name, scope, [{ bearerAuth: [scope] }, { streamToken: [scope] }], true]);
+    }
+  });
+
+  it('describes each subscription: GET with its input, Last-Event-ID when tracked, the pre-stream errors, and a text/event-stream of its values', () => {
+    expect(doc.components.securitySchemes.streamToken).toEqual(expect.objectContaining({ type: 'apiKey', in: 'query', name: 'token' }));
+    const check = schemaValidator();
+    for (const { name, op } of subscriptionOperations()) {
+      const subscription = streamed.find((s) => s.name === name)!;
+      expect([name, op.parameters.map((p: { in: string; name: string }) => `${p.in}:${p.name}`)]).toEqual([name, subscription.tracked ? ['query:input', 'header:Last-Event-ID'] : ['query:input']]);
+      expect(Object.keys(op.responses)).toEqual(['200', '400', '401', '403', '404', '429', '500', '503']);
+      expect(Object.keys(op.responses['200'].content)).toEqual(['text/event-stream']);
+      const events = op.responses['200'].content['text/event-stream'].schema.oneOf;
+      expect(events.map((e: { title: string }) => e.title)).toEqual(['connected', 'value', 'ping', 'return', 'serialized-error']);
+      expect(events[1].properties.data.contentSchema.properties.json).toEqual({ $ref: `#/components/schemas/${name}.output` });
+      expect([name, 'id' in events[1].properties]).toEqual([name, subscription.tracked]);
+      const example = op.parameters[0].content['application/json'].example;
+      expect([name, check(`${name}.input`, example.json)]).toEqual([name, []]);
+    }
+    // A value is what the matching read answers: the typed Event, the stats of dashboard.getLeadStats.
+    expect(doc.components.schemas['events.onEvent.output']).toEqual({ $ref: '#/components/schemas/Event' });
+    expect(doc.components.schemas['dashboard.onLeadStats.output']).toEqual({ $ref: '#/components/schemas/dashboard.getLeadStats.output' });
+    expect(doc.paths['/api/v1/stream-tokens']!.post.requestBody.content['application/json'].schema.properties.procedure.enum.sort()).toEqual(streamed.map((s) => s.name).sort());
+  });
+
+  it("has a webhook per event type whose body is that type's schema, and Event (events.getAll's and the stream's) is their union", () => {
+    const check = schemaValidator();
+    expect(Object.keys(doc.webhooks)).toEqual([...EVENT_TYPES]);
+    const names = EVENT_TYPES.map(eventSchemaName);
+    expect(doc.components.schemas.Event.oneOf).toEqual(names.map((n) => ({ $ref: `#/components/schemas/${n}` })));
+    expect(doc.components.schemas.Event.discriminator.mapping['invoice.paid']).toBe('#/components/schemas/InvoicePaidEvent');
+    for (const [i, type] of EVENT_TYPES.entries()) {
+      const op = doc.webhooks[type]!.post;
+      const body = op.requestBody.content['application/json'];
+      expect([type, body.schema]).toEqual([type, { $ref: `#/components/schemas/${names[i]}` }]);
+      expect([type, op.parameters.map((p: { name: string }) => p.name)]).toEqual([type, ['Workspace-Signature', 'Workspace-Event-Id', 'Workspace-Event-Type']]);
+      expect([type, check(names[i]!, body.example), check('Event', body.example)]).toEqual([type, [], []]);
+      expect([type, body.example.type]).toEqual([type, type]);
+    }
+    // data.object is the resource's own schema; the types that add details say which.
+    const data = (name: string) => doc.components.schemas[name].properties.data.properties;
+    expect(data('LeadStatusChangedEvent').object).toEqual({ $ref: '#/components/schemas/Lead' });
+    expect(Object.keys(data('LeadStatusChangedEvent'))).toEqual(['object', 'from', 'to']);
+    expect(Object.keys(data('LeadCallLoggedEvent'))).toEqual(['object', 'call']);
+    expect(data('LeadCallLoggedEvent').call).toEqual({ $ref: '#/components/schemas/LeadCall' });
+    expect(data('InvoicePaidEvent').object).toEqual({ $ref: '#/components/schemas/Invoice' });
+    expect(data('WebhookDisabledEvent').object).toEqual({ $ref: '#/components/schemas/WebhookEndpoint' });
+    // The events.getAll answer's items are the union.
+    expect(JSON.stringify(doc.components.schemas['events.getAll.output'])).toContain('"$ref":"#/components/schemas/Event"');
   });
 
   it('describes a read by its input query parameter and a write by its body, both in the envelope', () => {

@@ -2,6 +2,8 @@
  * Writes the client's generated sources from the server's OpenAPI document, built in-process:
  *   src/generated/openapi.ts            the document as TypeScript types (openapi-typescript)
  *   src/generated/procedure-methods.ts  every exposed procedure with its HTTP method
+ *   src/generated/subscriptions.ts      every exposed subscription, and whether it is tracked
+ *   src/generated/event-dates.ts        where each event type holds date-times (revived as Dates)
  * Run from the repository root: `npm run client:types`. With `--check` it writes nothing and exits
  * 1 when a committed file differs from what the document says now (tests/unit/client-generated-types.test.ts).
  */
@@ -11,7 +13,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { OpenAPITSOptions } from 'openapi-typescript';
 import { buildOpenApiDocument } from '../../../src/openapi/document';
-import { createProcedureRegistry } from '../../../src/procedures';
+import { createProcedureRegistry, createSubscriptionRegistry } from '../../../src/procedures';
 
 const PACKAGE_DIR = join(__dirname, '..');
 const RPC_PREFIX = '/api/v1/rpc/';
@@ -21,7 +23,12 @@ const HEADER = [
   '',
 ].join('\n');
 
-type Document = { paths: Record<string, Record<string, { parameters?: { name: string; required?: boolean }[] }>> };
+type Operation = { parameters?: { name: string; in?: string; required?: boolean }[]; responses?: Record<string, { content?: Record<string, unknown> }> };
+type Schema = Record<string, unknown>;
+type Document = { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Schema> } };
+
+/** A subscription answers a stream: its 200 is `text/event-stream`. */
+const isSubscription = (operation: Operation) => operation.responses?.['200']?.content?.['text/event-stream'] !== undefined;
 
 /**
  * openapi-typescript and its TypeScript 5 are the client package's own devDependencies (the root
@@ -48,7 +55,7 @@ function isInputLocation(path: string): boolean {
 
 export async function generateClientSources(): Promise<Record<string, string>> {
   const { openapiTS, astToString, ts } = await loadGenerator();
-  const document = buildOpenApiDocument(createProcedureRegistry()) as unknown as Document;
+  const document = buildOpenApiDocument(createProcedureRegistry(), createSubscriptionRegistry()) as unknown as Document;
   const date = ts.factory.createTypeReferenceNode('Date');
   const dateOrString = ts.factory.createUnionTypeNode([date, ts.factory.createKeywordTypeNode(ts.SyntaxKind.StringKeyword)]);
   const ast = await openapiTS(document, {
@@ -62,6 +69,8 @@ export async function generateClientSources(): Promise<Record<string, string>> {
   return {
     'src/generated/openapi.ts': HEADER + astToString(ast),
     'src/generated/procedure-methods.ts': HEADER + procedureMethodsSource(document),
+    'src/generated/subscriptions.ts': HEADER + subscriptionsSource(document),
+    'src/generated/event-dates.ts': HEADER + eventDatesSource(document),
   };
 }
 
@@ -73,6 +82,7 @@ function procedureMethodsSource(document: Document): string {
     if (!path.startsWith(RPC_PREFIX)) continue;
     const name = path.slice(RPC_PREFIX.length);
     const [method, operation] = Object.entries(item)[0]!;
+    if (isSubscription(operation)) continue;
     entries.push(`  '${name}': '${method.toUpperCase()}',`);
     const input = operation.parameters?.find((p) => p.name === 'input');
     if (method === 'get' && input && !input.required) optional.push(name);
@@ -85,6 +95,67 @@ function procedureMethodsSource(document: Document): string {
     '',
     '/** The procedures whose input may be left out entirely. */',
     `export type ProcedureWithOptionalInput =${optional.length ? optional.map((n) => `\n  | '${n}'`).join('') : ' never'};`,
+    '',
+  ].join('\n');
+}
+
+/** `subscriptions`: each subscription's name, and whether its values carry an id to resume from (it takes Last-Event-ID). */
+function subscriptionsSource(document: Document): string {
+  const entries: string[] = [];
+  for (const [path, item] of Object.entries(document.paths)) {
+    if (!path.startsWith(RPC_PREFIX) || !item.get || !isSubscription(item.get)) continue;
+    const tracked = (item.get.parameters ?? []).some((p) => p.in === 'header' && p.name === 'Last-Event-ID');
+    const optionalInput = (item.get.parameters ?? []).some((p) => p.name === 'input' && !p.required);
+    entries.push(`  '${path.slice(RPC_PREFIX.length)}': { tracked: ${tracked}, optionalInput: ${optionalInput} },`);
+  }
+  return [
+    '/** Every subscription the API exposes (GET, answered as Server-Sent Events): a tracked one resumes after an event id. */',
+    'export const subscriptions = {',
+    ...entries,
+    '} as const;',
+    '',
+  ].join('\n');
+}
+
+/**
+ * Where the schema holds date-times, as dotted paths (`*` for every item of an array), through
+ * `$ref`s and unions: the places an event's stored JSON has ISO 8601 text that the client revives.
+ */
+function dateTimePaths(document: Document, schema: Schema, at: string[], seen: ReadonlySet<string>): string[][] {
+  if (typeof schema.$ref === 'string') {
+    if (seen.has(schema.$ref)) return [];
+    const name = schema.$ref.replace('#/components/schemas/', '');
+    return dateTimePaths(document, document.components.schemas[name] ?? {}, at, new Set([...seen, schema.$ref]));
+  }
+  if (schema.format === 'date-time') return [at];
+  const found: string[][] = [];
+  for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
+    for (const branch of (schema[key] as Schema[] | undefined) ?? []) found.push(...dateTimePaths(document, branch, at, seen));
+  }
+  for (const [name, property] of Object.entries((schema.properties as Record<string, Schema> | undefined) ?? {})) {
+    found.push(...dateTimePaths(document, property, [...at, name], seen));
+  }
+  if (schema.items && typeof schema.items === 'object') found.push(...dateTimePaths(document, schema.items as Schema, [...at, '*'], seen));
+  return found;
+}
+
+/** `eventDatePaths`: for each event type (the Event union's `type` mapping), where its date-times are. */
+function eventDatesSource(document: Document): string {
+  const entries: string[] = [];
+  const mapping = ((document.components.schemas.Event?.discriminator as { mapping?: Record<string, string> } | undefined)?.mapping) ?? {};
+  for (const [type, ref] of Object.entries(mapping)) {
+    const schema = document.components.schemas[ref.replace('#/components/schemas/', '')]!;
+    const paths = [...new Set(dateTimePaths(document, schema, [], new Set()).map((path) => path.join('.')))];
+    entries.push(`  '${type}': [${paths.map((p) => `'${p}'`).join(', ')}],`);
+  }
+  return [
+    '/**',
+    " * Where each event type holds date-times. They arrive as ISO 8601 text (an event's `data` is the",
+    ' * object as it was recorded) and are revived as Dates, so an event is typed as its resources are.',
+    ' */',
+    'export const eventDatePaths: Readonly<Record<string, readonly string[]>> = {',
+    ...entries,
+    '};',
     '',
   ].join('\n');
 }

@@ -1,5 +1,8 @@
 import { procedureMethods } from './generated/procedure-methods.js';
-import type { ProcedureClients } from './procedures.js';
+import { subscriptions } from './generated/subscriptions.js';
+import type { ProcedureClients, SubscriptionInput, SubscriptionName, SubscriptionValue } from './procedures.js';
+import { reviveEvent, type WorkspaceEventOf, type WorkspaceEventType } from './events.js';
+import { openSubscription, type SubscriptionOptions } from './subscribe.js';
 import {
   createLead,
   deleteLead,
@@ -48,7 +51,38 @@ export interface LeadsRestClient {
   rest: LeadsItemRestClient;
 }
 
-export type WorkspaceClient = Omit<ProcedureClients, 'leads'> & { leads: ProcedureClients['leads'] & LeadsRestClient };
+export interface EventsSubscribeOptions<T extends WorkspaceEventType = WorkspaceEventType> extends SubscriptionOptions {
+  /** Only these types (each needs its resource's read scope); every type the key may read when left out. */
+  types?: readonly T[];
+  /** Start after this event, first catching up on every event since; from now when left out. */
+  lastEventId?: string | null;
+}
+
+export interface EventsStreamClient {
+  /**
+   * The workspace's events as they happen (`events.onEvent`), typed by `type`:
+   * `for await (const event of api.events.subscribe({ types: ['invoice.paid'] })) event.data.object.paidAt`.
+   * Reconnects by itself and resumes after the last event it yielded; ends on the server's `return`;
+   * throws a WorkspaceApiError when the key is revoked or loses `events.read`, or on a bad input.
+   */
+  subscribe<T extends WorkspaceEventType = WorkspaceEventType>(options?: EventsSubscribeOptions<T>): AsyncIterable<WorkspaceEventOf<T>>;
+}
+
+/** `api.<router>.<subscription>(input?, options?)` for every exposed subscription (`api.dashboard.onLeadStats(range)`). */
+export type SubscriptionClients = {
+  [R in SubscriptionName extends `${infer Router}.${string}` ? Router : never]: {
+    [N in SubscriptionName as N extends `${R}.${infer P}` ? P : never]: (input?: SubscriptionInput<N>, options?: SubscriptionOptions) => AsyncIterable<SubscriptionValue<N>>;
+  };
+};
+
+type RouterClients = {
+  [R in keyof ProcedureClients]: ProcedureClients[R] & (R extends keyof SubscriptionClients ? SubscriptionClients[R] : unknown);
+};
+
+export type WorkspaceClient = Omit<RouterClients, 'leads' | 'events'> & {
+  leads: RouterClients['leads'] & LeadsRestClient;
+  events: RouterClients['events'] & EventsStreamClient;
+};
 
 export const DEFAULT_MAX_RETRIES = 2;
 export const DEFAULT_TIMEOUT_MS = 60_000;
@@ -80,5 +114,28 @@ export function createWorkspaceClient(options: WorkspaceClientOptions): Workspac
     },
   };
   routers.leads = Object.assign(routers.leads ?? {}, rest);
+  for (const [name, { tracked }] of Object.entries(subscriptions)) {
+    const [router, procedure] = name.split('.') as [string, string];
+    routers[router] ??= {};
+    routers[router][procedure] = (input?: Record<string, unknown>, options: SubscriptionOptions = {}) =>
+      openSubscription(t, name, input, {
+        ...options,
+        tracked,
+        lastEventId: typeof input?.lastEventId === 'string' ? input.lastEventId : undefined,
+        // Events hold the objects as they were recorded, date-times as ISO text: revived here (events.ts).
+        revive: name === 'events.onEvent' ? reviveEvent : (value) => value,
+      });
+  }
+  const getAll = routers.events?.getAll as ((input?: unknown, callOptions?: RequestOptions) => Promise<{ data: unknown[] }>) | undefined;
+  const onEvent = routers.events?.onEvent as ((input?: Record<string, unknown>, options?: SubscriptionOptions) => AsyncIterable<unknown>) | undefined;
+  routers.events = Object.assign(routers.events ?? {}, {
+    getAll: async (input?: unknown, callOptions?: RequestOptions) => {
+      const page = await getAll!(input, callOptions);
+      page.data.forEach(reviveEvent);
+      return page;
+    },
+    subscribe: ({ types, lastEventId, ...options }: EventsSubscribeOptions = {}) =>
+      onEvent!({ ...(types === undefined ? {} : { types: [...types] }), ...(lastEventId ? { lastEventId } : {}) }, options),
+  });
   return routers as unknown as WorkspaceClient;
 }

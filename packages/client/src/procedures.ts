@@ -1,5 +1,6 @@
 import type { components, paths } from './generated/openapi.js';
 import type { procedureMethods, ProcedureWithOptionalInput } from './generated/procedure-methods.js';
+import type { subscriptions } from './generated/subscriptions.js';
 import type { RequestOptions } from './transport.js';
 
 /**
@@ -33,3 +34,9 @@ export type ProcedureClients = {
     [N in ProcedureName as N extends `${R}.${infer P}` ? P : never]: ProcedureCall<N>;
   };
 };
+
+/** Each subscription's input and value (one streamed value), from the same generated types. */
+export type SubscriptionName = keyof typeof subscriptions;
+type SubscriptionInputSchema<N extends SubscriptionName> = components['schemas'][`${N}.input`];
+export type SubscriptionInput<N extends SubscriptionName> = (typeof subscriptions)[N]['optionalInput'] extends true ? SubscriptionInputSchema<N> | undefined : SubscriptionInputSchema<N>;
+export type SubscriptionValue<N extends SubscriptionName> = components['schemas'][`${N}.output`];

@@ -18,7 +18,7 @@ export async function callProcedure(t: Transport, name: string, method: 'GET' | 
 }
 
 /** The tRPC error envelope: `{"error":{"json":{"message","code","data":{"code","httpStatus","path","issues"?}}}}`. */
-function rpcError(answer: RawAnswer, name: string): WorkspaceApiError {
+export function rpcError(answer: RawAnswer, name: string): WorkspaceApiError {
   const wire = field(answer.body, 'error');
   const error = isObject(wire) ? (deserialize(wire as never) as unknown) : undefined;
   const data = field(error, 'data');

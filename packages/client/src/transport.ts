@@ -1,5 +1,6 @@
 import { isRetryableStatus, parseRetryAfter, retryDelayMs, sleep } from './retry-policy.js';
 import { WorkspaceApiError } from './workspace-api-error.js';
+import type { ByteStream } from './server-sent-events.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -8,6 +9,8 @@ export interface FetchResponseLike {
   status: number;
   headers: { get(name: string): string | null };
   text(): Promise<string>;
+  /** The body as a stream of bytes: only subscriptions read it (fetch's `Response.body`). */
+  body?: ByteStream | null;
 }
 
 /**

@@ -135,13 +135,18 @@ export function revokeInOrg(db: Db, orgId: string, keyId: string): Promise<ApiKe
 export async function findForAuth(db: Db, secretHash: string): Promise<ApiKeyForAuth | undefined> {
   const owner = await db(TABLES.apiKeySecrets).select('org_id', 'key_id').where({ secret_hash: secretHash }).first();
   if (!owner) return undefined;
+  return findForAuthById(db, owner.org_id, owner.key_id);
+}
+
+/** The key and its workspace by id, in one single-shard read (a stream token names its key by id). */
+export async function findForAuthById(db: Db, orgId: string, keyId: string): Promise<ApiKeyForAuth | undefined> {
   const row = await db({ k: TABLES.apiKeys })
     .join({ o: TABLES.organisations }, 'o.id', 'k.org_id')
     .select(
       'k.id', 'k.org_id', 'k.member_id', 'k.scopes', 'k.secret_hash', 'k.expires_at', 'k.revoked_at',
       'o.tier', 'o.features', 'o.phone_region',
     )
-    .where({ 'k.org_id': owner.org_id, 'k.id': owner.key_id, 'o.id': owner.org_id })
+    .where({ 'k.org_id': orgId, 'k.id': keyId, 'o.id': orgId })
     .first();
   if (!row) return undefined;
   return {

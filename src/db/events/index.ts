@@ -212,14 +212,52 @@ export async function listAfter(
   filters: EventListFilters,
   limit: number,
 ): Promise<{ events: WorkspaceEvent[]; more: boolean }> {
+  const { entries, more } = await readAfter(db, orgId, position, limit, filters);
+  return { events: entries.map((entry) => entry.event), more };
+}
+
+/** An event with its place in the catch-up order (a live reader compares places). */
+export interface PlacedEvent {
+  event: WorkspaceEvent;
+  position: EventPosition;
+}
+
+/**
+ * listAfter for a live reader: each event with its position, and `heldBack` when events after
+ * the last one answered have committed but sit at or above the horizon (an older transaction is
+ * still open): they are answered by a later read, which the reader should make soon. The rows
+ * above the horizon are read in the same statement, after the others in its order, so knowing
+ * costs nothing more.
+ */
+export async function readAfter(
+  db: Db,
+  orgId: string,
+  position: EventPosition,
+  limit: number,
+  filters?: EventListFilters,
+): Promise<{ entries: PlacedEvent[]; more: boolean; heldBack: boolean }> {
   const horizon = await horizonOf(db);
-  const rows: EventRow[] = await filteredEvents(db, orgId, filters)
+  const query = filters ? filteredEvents(db, orgId, filters) : db(TABLES.events).where({ org_id: orgId });
+  const rows: (EventRow & { txid: string; seq: string; held: boolean })[] = await query
     .whereRaw('(txid, seq) > (?::xid8, ?::bigint)', [position.txid, position.seq])
-    .whereRaw('txid < ?::xid8', [horizon])
     .orderBy([{ column: 'txid' }, { column: 'seq' }])
     .limit(limit + 1)
-    .select(COLUMNS);
-  return { events: rows.slice(0, limit).map(toEvent), more: rows.length > limit };
+    .select([...COLUMNS, db.raw('txid::text as txid'), db.raw('seq::text as seq'), db.raw('txid >= ?::xid8 as held', [horizon])]);
+  const visible = rows.findIndex((row) => row.held);
+  const below = visible === -1 ? rows : rows.slice(0, visible);
+  const entries = below.slice(0, limit).map((row) => ({ event: toEvent(row), position: { txid: row.txid, seq: row.seq } }));
+  return { entries, more: below.length > limit, heldBack: visible !== -1 };
+}
+
+/** Where a reader starting now begins: after every event committed so far, before any still to commit. */
+export async function currentPosition(db: Db): Promise<EventPosition> {
+  return { txid: await horizonOf(db), seq: '0' };
+}
+
+/** Whether `a` comes after `b` in catch-up order. */
+export function isAfter(a: EventPosition, b: EventPosition): boolean {
+  const [ta, tb] = [BigInt(a.txid), BigInt(b.txid)];
+  return ta > tb || (ta === tb && BigInt(a.seq) > BigInt(b.seq));
 }
 
 /** The earliest catch-up position: before every event. */

@@ -5,7 +5,7 @@ import { idOutput, pageOutput, timestampOutput } from '../shared/output-fields';
 const eventTypeOutput = z.enum(EVENT_TYPES as [EventType, ...EventType[]]).meta({ examples: ['invoice.paid'] });
 
 /** Who caused the event: the key or playground token that called, or the service itself (`system`). */
-const actorOutput = z
+export const actorOutput = z
   .strictObject({
     kind: z.enum(['apiKey', 'playgroundToken', 'system']).meta({ examples: ['apiKey'] }),
     id: z.string().meta({ description: "The key's or token's id (never its secret), or the service's part, e.g. webhook-worker.", examples: ['key_3kTMd9VbX2qLr7NwY5pHcZ'] }),
@@ -55,7 +55,11 @@ const eventDataOutput = z
   })
   .meta({ description: "The event's payload: the object changed, and the details its type adds." });
 
-/** An event as events.getAll answers it (src/db/events), and as webhooks deliver it. */
+/**
+ * An event as events.getAll answers it (src/db/events), and as webhooks deliver it: the run-time
+ * check of what is stored, loose on `data` (the objects as they were recorded). What each type
+ * carries is stated in typed-events.schema.ts, which the OpenAPI document shows in its place.
+ */
 export const eventOutput = z
   .strictObject({
     id: idOutput('evt'),

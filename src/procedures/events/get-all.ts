@@ -62,13 +62,16 @@ export const eventsGetAll = defineProcedure({
   },
 });
 
-function readableBy(scopes: ReadonlySet<string>, event: eventsQueries.WorkspaceEvent): EventOutput {
+/** An event as these scopes may see it (embedded resources they cannot read become references); the event itself when nothing is narrowed. */
+export function readableBy(scopes: ReadonlySet<string>, event: eventsQueries.WorkspaceEvent): EventOutput {
+  const data = eventDataReadableWith(event.type, event.data, scopes);
   // `data` is stored JSON, typed loosely by the data module; its shape is the output schema's (checked in tests).
-  return { ...event, data: eventDataReadableWith(event.type, event.data, scopes) as EventOutput['data'] };
+  // The same object when unchanged: a stream's readers of one event then share its encoding (src/http/event-stream.ts).
+  return (data === event.data ? event : { ...event, data }) as EventOutput;
 }
 
 /** The types asked for, all of which the key must be able to read; or every type it can read. */
-function visibleTypes(scopes: ReadonlySet<string>, input: { type?: EventType; types?: EventType[] }): EventType[] {
+export function visibleTypes(scopes: ReadonlySet<string>, input: { type?: EventType; types?: EventType[] }): EventType[] {
   const asked = [...(input.type ? [input.type] : []), ...(input.types ?? [])];
   if (asked.length === 0) return eventTypesReadableWith(scopes);
   const hidden = firstUnreadableType(scopes, asked);

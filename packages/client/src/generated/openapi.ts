@@ -969,6 +969,56 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/rpc/events.onEvent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's events as they commit, as events.getAll answers them; resumes after `lastEventId` with none missed or repeated.
+         * @description The workspace's events as they commit, as events.getAll answers them; resumes after `lastEventId` with none missed or repeated.
+         *
+         *     **Required scope:** `events.read`
+         *
+         *     **A subscription** (tRPC's `httpSubscriptionLink`): the answer is a `text/event-stream` that stays open. Authenticate with `Authorization: Bearer <key>`, or, where headers cannot be sent (a browser's EventSource), with `?token=` minted by `POST /api/v1/stream-tokens`. Errors found before the stream starts answer as any action's, with their status.
+         *
+         *     Each value carries its `id:`; a reconnection with `Last-Event-ID` (or `lastEventId` in the input) first sends every event after that one, then live ones: none missed, none repeated.
+         */
+        get: operations["events.onEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/rpc/dashboard.onLeadStats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * dashboard.getLeadStats now, then again after each change that moves it: at most once a second per workspace, however many watch.
+         * @description dashboard.getLeadStats now, then again after each change that moves it: at most once a second per workspace, however many watch.
+         *
+         *     **Required scope:** `leads.read`
+         *
+         *     **A subscription** (tRPC's `httpSubscriptionLink`): the answer is a `text/event-stream` that stays open. Authenticate with `Authorization: Bearer <key>`, or, where headers cannot be sent (a browser's EventSource), with `?token=` minted by `POST /api/v1/stream-tokens`. Errors found before the stream starts answer as any action's, with their status.
+         */
+        get: operations["dashboard.onLeadStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/leads": {
         parameters: {
             query?: never;
@@ -1033,8 +1083,511 @@ export interface paths {
         patch: operations["updateLead"];
         trace?: never;
     };
+    "/api/v1/stream-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A token for a browser EventSource to open one subscription
+         * @description EventSource cannot send an Authorization header: mint a token with the key and open the subscription with `?token=`. It lasts at most 5 minutes (a stream opened with it may run longer), opens only the subscription named, and reads only with that subscription's scopes.
+         *
+         *     **Required scope:** the subscription's own (`events.read` for events.onEvent, `leads.read` for dashboard.onLeadStats).
+         */
+        post: operations["createStreamToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "lead.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * lead.created delivered to a webhook endpoint
+         * @description What an endpoint subscribed to `lead.created` receives: the event as events.getAll answers it, as plain JSON. Only endpoints whose owner holds `leads.read` receive it.
+         */
+        post: operations["webhook.lead.created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "lead.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * lead.updated delivered to a webhook endpoint
+         * @description What an endpoint subscribed to `lead.updated` receives: the event as events.getAll answers it, as plain JSON. Only endpoints whose owner holds `leads.read` receive it.
+         */
+        post: operations["webhook.lead.updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "lead.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * lead.status_changed delivered to a webhook endpoint
+         * @description What an endpoint subscribed to `lead.status_changed` receives: the event as events.getAll answers it, as plain JSON. Only endpoints whose owner holds `leads.read` receive it.
+         */
+        post: operations["webhook.lead.status_changed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "lead.assigned": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * lead.assigned delivered to a webhook endpoint
+         * @description What an endpoint subscribed to `lead.assigned` receives: the event as events.getAll answers it, as plain JSON. Only endpoints whose owner holds `leads.read` receive it.
+         */
+        post: operations["webhook.lead.assigned"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "lead.call_logged": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * lead.call_logged delivered to a webhook endpoint
+         * @description What an endpoint subscribed to `lead.call_logged` receives: the event as events.getAll answers it, as plain JSON. Only endpoints whose owner holds `leads.read` receive it.
+         */
+        post: operations["webhook.lead.call_logged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "lead.converted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * lead.converted delivered to a webhook endpoint
+         * @description What an endpoint subscribed to `lead.converted` receives: the event as events.getAll answers it, as plain JSON. Only endpoints whose owner holds `leads.read` receive it.
+         */
+        post: operations["webhook.lead.converted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "lead.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * lead.deleted delivered to a webhook endpoint
+         * @description What an endpoint subscribed to `lead.deleted` receives: the event as events.getAll answers it, as plain JSON. Only endpoints whose owner holds `leads.read` receive it.
+         */
+        post: operations["webhook.lead.deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contact.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contact.created delivered to a webhook endpoint
+         * @description What an endpoint subscribed to `contact.created` receives: the event as events.getAll answers it, as plain JSON. Only endpoints whose owner holds `contacts.read` receive it.
+         */
+        post: operations["webhook.contact.created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contact.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contact.updated delivered to a webhook endpoint
+         * @description What an endpoint subscribed to `contact.updated` receives: the event as events.getAll answers it, as plain JSON. Only endpoints whose owner holds `contacts.read` receive it.
+         */
+        post: operations["webhook.contact.updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contact.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contact.deleted delivered to a webhook endpoint
+         * @description What an endpoint subscribed to `contact.deleted` receives: the event as events.getAll answers it, as plain JSON. Only endpoints whose owner holds `contacts.read` receive it.
+         */
+        post: operations["webhook.contact.deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "client.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * client.created delivered to a webhook endpoint
+         * @description What an endpoint subscribed to `client.created` receives: the event as events.getAll answers it, as plain JSON. Only endpoints whose owner holds `clients.read` receive it.
+         */
+        post: operations["webhook.client.created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "client.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * client.updated delivered to a webhook endpoint
+         * @description What an endpoint subscribed to `client.updated` receives: the event as events.getAll answers it, as plain JSON. Only endpoints whose owner holds `clients.read` receive it.
+         */
+        post: operations["webhook.client.updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "client.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * client.deleted delivered to a webhook endpoint
+         * @description What an endpoint subscribed to `client.deleted` receives: the event as events.getAll answers it, as plain JSON. Only endpoints whose owner holds `clients.read` receive it.
+         */
+        post: operations["webhook.client.deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * task.created delivered to a webhook endpoint
+         * @description What an endpoint subscribed to `task.created` receives: the event as events.getAll answers it, as plain JSON. Only endpoints whose owner holds `tasks.read` receive it.
+         */
+        post: operations["webhook.task.created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * task.updated delivered to a webhook endpoint
+         * @description What an endpoint subscribed to `task.updated` receives: the event as events.getAll answers it, as plain JSON. Only endpoints whose owner holds `tasks.read` receive it.
+         */
+        post: operations["webhook.task.updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * task.completed delivered to a webhook endpoint
+         * @description What an endpoint subscribed to `task.completed` receives: the event as events.getAll answers it, as plain JSON. Only endpoints whose owner holds `tasks.read` receive it.
+         */
+        post: operations["webhook.task.completed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * task.deleted delivered to a webhook endpoint
+         * @description What an endpoint subscribed to `task.deleted` receives: the event as events.getAll answers it, as plain JSON. Only endpoints whose owner holds `tasks.read` receive it.
+         */
+        post: operations["webhook.task.deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.created delivered to a webhook endpoint
+         * @description What an endpoint subscribed to `invoice.created` receives: the event as events.getAll answers it, as plain JSON. Only endpoints whose owner holds `invoices.read` receive it.
+         */
+        post: operations["webhook.invoice.created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.updated delivered to a webhook endpoint
+         * @description What an endpoint subscribed to `invoice.updated` receives: the event as events.getAll answers it, as plain JSON. Only endpoints whose owner holds `invoices.read` receive it.
+         */
+        post: operations["webhook.invoice.updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.sent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.sent delivered to a webhook endpoint
+         * @description What an endpoint subscribed to `invoice.sent` receives: the event as events.getAll answers it, as plain JSON. Only endpoints whose owner holds `invoices.read` receive it.
+         */
+        post: operations["webhook.invoice.sent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.paid delivered to a webhook endpoint
+         * @description What an endpoint subscribed to `invoice.paid` receives: the event as events.getAll answers it, as plain JSON. Only endpoints whose owner holds `invoices.read` receive it.
+         */
+        post: operations["webhook.invoice.paid"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.voided": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.voided delivered to a webhook endpoint
+         * @description What an endpoint subscribed to `invoice.voided` receives: the event as events.getAll answers it, as plain JSON. Only endpoints whose owner holds `invoices.read` receive it.
+         */
+        post: operations["webhook.invoice.voided"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.deleted delivered to a webhook endpoint
+         * @description What an endpoint subscribed to `invoice.deleted` receives: the event as events.getAll answers it, as plain JSON. Only endpoints whose owner holds `invoices.read` receive it.
+         */
+        post: operations["webhook.invoice.deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.disabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook.disabled delivered to a webhook endpoint
+         * @description What an endpoint subscribed to `webhook.disabled` receives: the event as events.getAll answers it, as plain JSON. Only endpoints whose owner holds `webhooks.read` receive it.
+         */
+        post: operations["webhook.webhook.disabled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** @description superjson metadata: which values of `json` are not plain JSON. `values` maps the path of each (dot-separated, array indexes as numbers) to its type, e.g. `{"values":{"createdAt":["Date"],"data.0.nextCallAt":["Date"]}}`: the string at that path is an ISO 8601 date-time that a superjson client (the official tRPC client with `transformer: superjson`) revives as a Date. Absent when `json` holds no Date. Plain-JSON callers may ignore it in answers and leave it out of inputs, sending Dates as ISO 8601 strings with a time zone. In an input it must describe `json` exactly as `superjson.serialize` writes it (a 400 otherwise): JSON Schema cannot say so. */
@@ -1058,6 +1611,25 @@ export interface components {
                 };
                 meta?: components["schemas"]["SuperjsonMeta"];
             };
+        };
+        /** @description An error that ended a stream, as superjson serialises it (the `error` of RpcError). */
+        SerializedError: {
+            json: {
+                message: string;
+                /** @description JSON-RPC error number (tRPC v11). */
+                code: number;
+                data: {
+                    /** @enum {string} */
+                    code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_SUPPORTED" | "TIMEOUT" | "CONFLICT" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE_CONTENT" | "TOO_MANY_REQUESTS" | "REQUEST_HEADER_FIELDS_TOO_LARGE" | "INTERNAL_SERVER_ERROR" | "SERVICE_UNAVAILABLE";
+                    /** @description Same as the HTTP status. */
+                    httpStatus: number;
+                    /** @description The procedure name. */
+                    path?: string;
+                    /** @description Field problems of a 400. */
+                    issues?: components["schemas"]["FieldIssue"][];
+                };
+            };
+            meta?: components["schemas"]["SuperjsonMeta"];
         };
         RestError: {
             error: {
@@ -1341,15 +1913,17 @@ export interface components {
              */
             createdAt: Date;
         };
-        /** @description Something that changed in the workspace. */
-        Event: {
+        /** @description Something that changed in the workspace: `type` says what, and so what `data` holds. Date-times inside `data` are ISO 8601 text in every answer (the object as it was recorded; `meta` does not name them): the client package revives them. */
+        Event: components["schemas"]["LeadCreatedEvent"] | components["schemas"]["LeadUpdatedEvent"] | components["schemas"]["LeadStatusChangedEvent"] | components["schemas"]["LeadAssignedEvent"] | components["schemas"]["LeadCallLoggedEvent"] | components["schemas"]["LeadConvertedEvent"] | components["schemas"]["LeadDeletedEvent"] | components["schemas"]["ContactCreatedEvent"] | components["schemas"]["ContactUpdatedEvent"] | components["schemas"]["ContactDeletedEvent"] | components["schemas"]["ClientCreatedEvent"] | components["schemas"]["ClientUpdatedEvent"] | components["schemas"]["ClientDeletedEvent"] | components["schemas"]["TaskCreatedEvent"] | components["schemas"]["TaskUpdatedEvent"] | components["schemas"]["TaskCompletedEvent"] | components["schemas"]["TaskDeletedEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceUpdatedEvent"] | components["schemas"]["InvoiceSentEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceDeletedEvent"] | components["schemas"]["WebhookDisabledEvent"];
+        /** @description A lead was created (with its contact: a contact.created comes with it). */
+        LeadCreatedEvent: {
             /** @example evt_3kTMd9VbX2qLr7NwY5pHcZ */
             id: string;
             /**
-             * @example invoice.paid
+             * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "client.created" | "client.updated" | "client.deleted" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "webhook.disabled";
+            type: "lead.created";
             /**
              * Format: date-time
              * @example 2026-12-10T15:00:00.000Z
@@ -1370,60 +1944,852 @@ export interface components {
                  */
                 id: string;
             };
-            /** @description The event's payload: the object changed, and the details its type adds. */
+            /** @description The payload of lead.created. */
             data: {
+                object: components["schemas"]["Lead"];
+            };
+        };
+        /** @description A lead changed (also sent beside lead.status_changed, lead.assigned and the others that change it). */
+        LeadUpdatedEvent: {
+            /** @example evt_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "lead.updated";
+            /**
+             * Format: date-time
+             * @example 2026-12-10T15:00:00.000Z
+             */
+            createdAt: Date;
+            /** @example org_3kTMd9VbX2qLr7NwY5pHcZ */
+            orgId: string;
+            /** @description Who caused the event. */
+            actor: {
                 /**
-                 * @description The resource after the change, as the API answers it but with date-times as ISO 8601 text: a Lead (lead.*), Contact (contact.*), Client (client.*), Task (task.*), Invoice (invoice.*) or webhook endpoint without its secret (webhook.disabled).
-                 * @example {
-                 *       "id": "inv_3kTMd9VbX2qLr7NwY5pHcZ",
-                 *       "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
-                 *       "currency": "GBP",
-                 *       "status": "PAID",
-                 *       "dueDate": "2030-01-31T00:00:00.000Z",
-                 *       "sentAt": "2026-11-26T09:30:00.000Z",
-                 *       "paidAt": "2026-12-10T15:00:00.000Z",
-                 *       "voidedAt": null,
-                 *       "items": [
-                 *         {
-                 *           "id": "line_3kTMd9VbX2qLr7NwY5pHcZ",
-                 *           "description": "Website redesign, phase 1",
-                 *           "quantity": 2,
-                 *           "unitPrice": 150000,
-                 *           "total": 300000
-                 *         }
-                 *       ],
-                 *       "total": 300000,
-                 *       "createdAt": "2026-11-20T14:05:00.000Z",
-                 *       "updatedAt": "2026-12-10T15:00:00.000Z"
-                 *     }
+                 * @example apiKey
+                 * @enum {string}
                  */
-                object: {
-                    id: string;
-                } & {
-                    [key: string]: unknown;
-                };
+                kind: "apiKey" | "playgroundToken" | "system";
                 /**
-                 * @description lead.status_changed and invoice.sent/paid/voided: the status before; lead.assigned: the previous assignee id, or null.
+                 * @description The key's or token's id (never its secret), or the service's part, e.g. webhook-worker.
+                 * @example key_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                id: string;
+            };
+            /** @description The payload of lead.updated. */
+            data: {
+                object: components["schemas"]["Lead"];
+            };
+        };
+        /** @description A lead's status changed. */
+        LeadStatusChangedEvent: {
+            /** @example evt_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "lead.status_changed";
+            /**
+             * Format: date-time
+             * @example 2026-12-10T15:00:00.000Z
+             */
+            createdAt: Date;
+            /** @example org_3kTMd9VbX2qLr7NwY5pHcZ */
+            orgId: string;
+            /** @description Who caused the event. */
+            actor: {
+                /**
+                 * @example apiKey
+                 * @enum {string}
+                 */
+                kind: "apiKey" | "playgroundToken" | "system";
+                /**
+                 * @description The key's or token's id (never its secret), or the service's part, e.g. webhook-worker.
+                 * @example key_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                id: string;
+            };
+            /** @description The payload of lead.status_changed. */
+            data: {
+                object: components["schemas"]["Lead"];
+                /**
+                 * @description The status before.
+                 * @example NOT_CONTACTED
+                 * @enum {string}
+                 */
+                from: "NOT_CONTACTED" | "CONTACTED" | "QUALIFIED" | "CONVERTED" | "LOST" | "NO_ANSWER" | "BUSY" | "SWITCHED_OFF" | "OUT_OF_SERVICE" | "WRONG_NUMBER";
+                /**
+                 * @description The status after.
+                 * @example CONTACTED
+                 * @enum {string}
+                 */
+                to: "NOT_CONTACTED" | "CONTACTED" | "QUALIFIED" | "CONVERTED" | "LOST" | "NO_ANSWER" | "BUSY" | "SWITCHED_OFF" | "OUT_OF_SERVICE" | "WRONG_NUMBER";
+            };
+        };
+        /** @description A lead was assigned to another member, or unassigned. */
+        LeadAssignedEvent: {
+            /** @example evt_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "lead.assigned";
+            /**
+             * Format: date-time
+             * @example 2026-12-10T15:00:00.000Z
+             */
+            createdAt: Date;
+            /** @example org_3kTMd9VbX2qLr7NwY5pHcZ */
+            orgId: string;
+            /** @description Who caused the event. */
+            actor: {
+                /**
+                 * @example apiKey
+                 * @enum {string}
+                 */
+                kind: "apiKey" | "playgroundToken" | "system";
+                /**
+                 * @description The key's or token's id (never its secret), or the service's part, e.g. webhook-worker.
+                 * @example key_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                id: string;
+            };
+            /** @description The payload of lead.assigned. */
+            data: {
+                object: components["schemas"]["Lead"];
+                /**
+                 * @description The previous assignee, or null.
+                 * @example null
+                 */
+                from: string | null;
+                /** @description The new assignee, or null. */
+                to: string | null;
+            };
+        };
+        /** @description A call was logged on a lead. */
+        LeadCallLoggedEvent: {
+            /** @example evt_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "lead.call_logged";
+            /**
+             * Format: date-time
+             * @example 2026-12-10T15:00:00.000Z
+             */
+            createdAt: Date;
+            /** @example org_3kTMd9VbX2qLr7NwY5pHcZ */
+            orgId: string;
+            /** @description Who caused the event. */
+            actor: {
+                /**
+                 * @example apiKey
+                 * @enum {string}
+                 */
+                kind: "apiKey" | "playgroundToken" | "system";
+                /**
+                 * @description The key's or token's id (never its secret), or the service's part, e.g. webhook-worker.
+                 * @example key_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                id: string;
+            };
+            /** @description The payload of lead.call_logged. */
+            data: {
+                object: components["schemas"]["Lead"];
+                call: components["schemas"]["LeadCall"];
+            };
+        };
+        /** @description A lead was converted: it is CONVERTED and linked to its client. */
+        LeadConvertedEvent: {
+            /** @example evt_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "lead.converted";
+            /**
+             * Format: date-time
+             * @example 2026-12-10T15:00:00.000Z
+             */
+            createdAt: Date;
+            /** @example org_3kTMd9VbX2qLr7NwY5pHcZ */
+            orgId: string;
+            /** @description Who caused the event. */
+            actor: {
+                /**
+                 * @example apiKey
+                 * @enum {string}
+                 */
+                kind: "apiKey" | "playgroundToken" | "system";
+                /**
+                 * @description The key's or token's id (never its secret), or the service's part, e.g. webhook-worker.
+                 * @example key_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                id: string;
+            };
+            /** @description The payload of lead.converted. */
+            data: {
+                object: components["schemas"]["Lead"];
+                /** @description The lead's client: whole for a reader with clients.read, else its id only. */
+                client: components["schemas"]["Client"] | {
+                    /** @example cli_3kTMd9VbX2qLr7NwY5pHcZ */
+                    id: string;
+                };
+            };
+        };
+        /** @description A lead was deleted: `object` is the lead as it was. */
+        LeadDeletedEvent: {
+            /** @example evt_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "lead.deleted";
+            /**
+             * Format: date-time
+             * @example 2026-12-10T15:00:00.000Z
+             */
+            createdAt: Date;
+            /** @example org_3kTMd9VbX2qLr7NwY5pHcZ */
+            orgId: string;
+            /** @description Who caused the event. */
+            actor: {
+                /**
+                 * @example apiKey
+                 * @enum {string}
+                 */
+                kind: "apiKey" | "playgroundToken" | "system";
+                /**
+                 * @description The key's or token's id (never its secret), or the service's part, e.g. webhook-worker.
+                 * @example key_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                id: string;
+            };
+            /** @description The payload of lead.deleted. */
+            data: {
+                object: components["schemas"]["Lead"];
+            };
+        };
+        /** @description A contact was created. */
+        ContactCreatedEvent: {
+            /** @example evt_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "contact.created";
+            /**
+             * Format: date-time
+             * @example 2026-12-10T15:00:00.000Z
+             */
+            createdAt: Date;
+            /** @example org_3kTMd9VbX2qLr7NwY5pHcZ */
+            orgId: string;
+            /** @description Who caused the event. */
+            actor: {
+                /**
+                 * @example apiKey
+                 * @enum {string}
+                 */
+                kind: "apiKey" | "playgroundToken" | "system";
+                /**
+                 * @description The key's or token's id (never its secret), or the service's part, e.g. webhook-worker.
+                 * @example key_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                id: string;
+            };
+            /** @description The payload of contact.created. */
+            data: {
+                object: components["schemas"]["Contact"];
+            };
+        };
+        /** @description A contact changed. */
+        ContactUpdatedEvent: {
+            /** @example evt_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "contact.updated";
+            /**
+             * Format: date-time
+             * @example 2026-12-10T15:00:00.000Z
+             */
+            createdAt: Date;
+            /** @example org_3kTMd9VbX2qLr7NwY5pHcZ */
+            orgId: string;
+            /** @description Who caused the event. */
+            actor: {
+                /**
+                 * @example apiKey
+                 * @enum {string}
+                 */
+                kind: "apiKey" | "playgroundToken" | "system";
+                /**
+                 * @description The key's or token's id (never its secret), or the service's part, e.g. webhook-worker.
+                 * @example key_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                id: string;
+            };
+            /** @description The payload of contact.updated. */
+            data: {
+                object: components["schemas"]["Contact"];
+            };
+        };
+        /** @description A contact was deleted: `object` is the contact as it was. */
+        ContactDeletedEvent: {
+            /** @example evt_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "contact.deleted";
+            /**
+             * Format: date-time
+             * @example 2026-12-10T15:00:00.000Z
+             */
+            createdAt: Date;
+            /** @example org_3kTMd9VbX2qLr7NwY5pHcZ */
+            orgId: string;
+            /** @description Who caused the event. */
+            actor: {
+                /**
+                 * @example apiKey
+                 * @enum {string}
+                 */
+                kind: "apiKey" | "playgroundToken" | "system";
+                /**
+                 * @description The key's or token's id (never its secret), or the service's part, e.g. webhook-worker.
+                 * @example key_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                id: string;
+            };
+            /** @description The payload of contact.deleted. */
+            data: {
+                object: components["schemas"]["Contact"];
+            };
+        };
+        /** @description A client was created (by clients.create, or by converting a lead). */
+        ClientCreatedEvent: {
+            /** @example evt_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "client.created";
+            /**
+             * Format: date-time
+             * @example 2026-12-10T15:00:00.000Z
+             */
+            createdAt: Date;
+            /** @example org_3kTMd9VbX2qLr7NwY5pHcZ */
+            orgId: string;
+            /** @description Who caused the event. */
+            actor: {
+                /**
+                 * @example apiKey
+                 * @enum {string}
+                 */
+                kind: "apiKey" | "playgroundToken" | "system";
+                /**
+                 * @description The key's or token's id (never its secret), or the service's part, e.g. webhook-worker.
+                 * @example key_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                id: string;
+            };
+            /** @description The payload of client.created. */
+            data: {
+                object: components["schemas"]["Client"];
+            };
+        };
+        /** @description A client changed. */
+        ClientUpdatedEvent: {
+            /** @example evt_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "client.updated";
+            /**
+             * Format: date-time
+             * @example 2026-12-10T15:00:00.000Z
+             */
+            createdAt: Date;
+            /** @example org_3kTMd9VbX2qLr7NwY5pHcZ */
+            orgId: string;
+            /** @description Who caused the event. */
+            actor: {
+                /**
+                 * @example apiKey
+                 * @enum {string}
+                 */
+                kind: "apiKey" | "playgroundToken" | "system";
+                /**
+                 * @description The key's or token's id (never its secret), or the service's part, e.g. webhook-worker.
+                 * @example key_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                id: string;
+            };
+            /** @description The payload of client.updated. */
+            data: {
+                object: components["schemas"]["Client"];
+            };
+        };
+        /** @description A client was deleted: `object` is the client as it was. */
+        ClientDeletedEvent: {
+            /** @example evt_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "client.deleted";
+            /**
+             * Format: date-time
+             * @example 2026-12-10T15:00:00.000Z
+             */
+            createdAt: Date;
+            /** @example org_3kTMd9VbX2qLr7NwY5pHcZ */
+            orgId: string;
+            /** @description Who caused the event. */
+            actor: {
+                /**
+                 * @example apiKey
+                 * @enum {string}
+                 */
+                kind: "apiKey" | "playgroundToken" | "system";
+                /**
+                 * @description The key's or token's id (never its secret), or the service's part, e.g. webhook-worker.
+                 * @example key_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                id: string;
+            };
+            /** @description The payload of client.deleted. */
+            data: {
+                object: components["schemas"]["Client"];
+            };
+        };
+        /** @description A task was created. */
+        TaskCreatedEvent: {
+            /** @example evt_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "task.created";
+            /**
+             * Format: date-time
+             * @example 2026-12-10T15:00:00.000Z
+             */
+            createdAt: Date;
+            /** @example org_3kTMd9VbX2qLr7NwY5pHcZ */
+            orgId: string;
+            /** @description Who caused the event. */
+            actor: {
+                /**
+                 * @example apiKey
+                 * @enum {string}
+                 */
+                kind: "apiKey" | "playgroundToken" | "system";
+                /**
+                 * @description The key's or token's id (never its secret), or the service's part, e.g. webhook-worker.
+                 * @example key_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                id: string;
+            };
+            /** @description The payload of task.created. */
+            data: {
+                object: components["schemas"]["Task"];
+            };
+        };
+        /** @description A task changed (also sent beside task.completed). */
+        TaskUpdatedEvent: {
+            /** @example evt_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "task.updated";
+            /**
+             * Format: date-time
+             * @example 2026-12-10T15:00:00.000Z
+             */
+            createdAt: Date;
+            /** @example org_3kTMd9VbX2qLr7NwY5pHcZ */
+            orgId: string;
+            /** @description Who caused the event. */
+            actor: {
+                /**
+                 * @example apiKey
+                 * @enum {string}
+                 */
+                kind: "apiKey" | "playgroundToken" | "system";
+                /**
+                 * @description The key's or token's id (never its secret), or the service's part, e.g. webhook-worker.
+                 * @example key_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                id: string;
+            };
+            /** @description The payload of task.updated. */
+            data: {
+                object: components["schemas"]["Task"];
+            };
+        };
+        /** @description A task was completed. */
+        TaskCompletedEvent: {
+            /** @example evt_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "task.completed";
+            /**
+             * Format: date-time
+             * @example 2026-12-10T15:00:00.000Z
+             */
+            createdAt: Date;
+            /** @example org_3kTMd9VbX2qLr7NwY5pHcZ */
+            orgId: string;
+            /** @description Who caused the event. */
+            actor: {
+                /**
+                 * @example apiKey
+                 * @enum {string}
+                 */
+                kind: "apiKey" | "playgroundToken" | "system";
+                /**
+                 * @description The key's or token's id (never its secret), or the service's part, e.g. webhook-worker.
+                 * @example key_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                id: string;
+            };
+            /** @description The payload of task.completed. */
+            data: {
+                object: components["schemas"]["Task"];
+            };
+        };
+        /** @description A task was deleted: `object` is the task as it was. */
+        TaskDeletedEvent: {
+            /** @example evt_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "task.deleted";
+            /**
+             * Format: date-time
+             * @example 2026-12-10T15:00:00.000Z
+             */
+            createdAt: Date;
+            /** @example org_3kTMd9VbX2qLr7NwY5pHcZ */
+            orgId: string;
+            /** @description Who caused the event. */
+            actor: {
+                /**
+                 * @example apiKey
+                 * @enum {string}
+                 */
+                kind: "apiKey" | "playgroundToken" | "system";
+                /**
+                 * @description The key's or token's id (never its secret), or the service's part, e.g. webhook-worker.
+                 * @example key_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                id: string;
+            };
+            /** @description The payload of task.deleted. */
+            data: {
+                object: components["schemas"]["Task"];
+            };
+        };
+        /** @description An invoice was created (as a DRAFT). */
+        InvoiceCreatedEvent: {
+            /** @example evt_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.created";
+            /**
+             * Format: date-time
+             * @example 2026-12-10T15:00:00.000Z
+             */
+            createdAt: Date;
+            /** @example org_3kTMd9VbX2qLr7NwY5pHcZ */
+            orgId: string;
+            /** @description Who caused the event. */
+            actor: {
+                /**
+                 * @example apiKey
+                 * @enum {string}
+                 */
+                kind: "apiKey" | "playgroundToken" | "system";
+                /**
+                 * @description The key's or token's id (never its secret), or the service's part, e.g. webhook-worker.
+                 * @example key_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                id: string;
+            };
+            /** @description The payload of invoice.created. */
+            data: {
+                object: components["schemas"]["Invoice"];
+            };
+        };
+        /** @description An invoice changed (also sent beside invoice.sent, invoice.paid and invoice.voided). */
+        InvoiceUpdatedEvent: {
+            /** @example evt_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.updated";
+            /**
+             * Format: date-time
+             * @example 2026-12-10T15:00:00.000Z
+             */
+            createdAt: Date;
+            /** @example org_3kTMd9VbX2qLr7NwY5pHcZ */
+            orgId: string;
+            /** @description Who caused the event. */
+            actor: {
+                /**
+                 * @example apiKey
+                 * @enum {string}
+                 */
+                kind: "apiKey" | "playgroundToken" | "system";
+                /**
+                 * @description The key's or token's id (never its secret), or the service's part, e.g. webhook-worker.
+                 * @example key_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                id: string;
+            };
+            /** @description The payload of invoice.updated. */
+            data: {
+                object: components["schemas"]["Invoice"];
+            };
+        };
+        /** @description An invoice was sent. */
+        InvoiceSentEvent: {
+            /** @example evt_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.sent";
+            /**
+             * Format: date-time
+             * @example 2026-12-10T15:00:00.000Z
+             */
+            createdAt: Date;
+            /** @example org_3kTMd9VbX2qLr7NwY5pHcZ */
+            orgId: string;
+            /** @description Who caused the event. */
+            actor: {
+                /**
+                 * @example apiKey
+                 * @enum {string}
+                 */
+                kind: "apiKey" | "playgroundToken" | "system";
+                /**
+                 * @description The key's or token's id (never its secret), or the service's part, e.g. webhook-worker.
+                 * @example key_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                id: string;
+            };
+            /** @description The payload of invoice.sent. */
+            data: {
+                object: components["schemas"]["Invoice"];
+                /**
+                 * @description The status before.
+                 * @example DRAFT
+                 * @enum {string}
+                 */
+                from: "DRAFT" | "SENT" | "PAID" | "VOID";
+                /**
+                 * @description The status after.
                  * @example SENT
+                 * @enum {string}
                  */
-                from?: string | null;
+                to: "DRAFT" | "SENT" | "PAID" | "VOID";
+            };
+        };
+        /** @description An invoice was marked paid. */
+        InvoicePaidEvent: {
+            /** @example evt_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.paid";
+            /**
+             * Format: date-time
+             * @example 2026-12-10T15:00:00.000Z
+             */
+            createdAt: Date;
+            /** @example org_3kTMd9VbX2qLr7NwY5pHcZ */
+            orgId: string;
+            /** @description Who caused the event. */
+            actor: {
                 /**
-                 * @description lead.status_changed and invoice.sent/paid/voided: the status after; lead.assigned: the new assignee id, or null.
-                 * @example PAID
+                 * @example apiKey
+                 * @enum {string}
                  */
-                to?: string | null;
-                /** @description lead.call_logged: the call logged (date-times as ISO 8601 text). */
-                call?: {
-                    id: string;
-                } & {
-                    [key: string]: unknown;
-                };
-                /** @description lead.converted: the lead's client, whole for a reader with clients.read, else only its id. */
-                client?: {
-                    id: string;
-                } & {
-                    [key: string]: unknown;
-                };
+                kind: "apiKey" | "playgroundToken" | "system";
+                /**
+                 * @description The key's or token's id (never its secret), or the service's part, e.g. webhook-worker.
+                 * @example key_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                id: string;
+            };
+            /** @description The payload of invoice.paid. */
+            data: {
+                object: components["schemas"]["Invoice"];
+                /**
+                 * @description The status before.
+                 * @example SENT
+                 * @enum {string}
+                 */
+                from: "DRAFT" | "SENT" | "PAID" | "VOID";
+                /**
+                 * @description The status after.
+                 * @example PAID
+                 * @enum {string}
+                 */
+                to: "DRAFT" | "SENT" | "PAID" | "VOID";
+            };
+        };
+        /** @description An invoice was voided. */
+        InvoiceVoidedEvent: {
+            /** @example evt_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.voided";
+            /**
+             * Format: date-time
+             * @example 2026-12-10T15:00:00.000Z
+             */
+            createdAt: Date;
+            /** @example org_3kTMd9VbX2qLr7NwY5pHcZ */
+            orgId: string;
+            /** @description Who caused the event. */
+            actor: {
+                /**
+                 * @example apiKey
+                 * @enum {string}
+                 */
+                kind: "apiKey" | "playgroundToken" | "system";
+                /**
+                 * @description The key's or token's id (never its secret), or the service's part, e.g. webhook-worker.
+                 * @example key_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                id: string;
+            };
+            /** @description The payload of invoice.voided. */
+            data: {
+                object: components["schemas"]["Invoice"];
+                /**
+                 * @description The status before.
+                 * @example SENT
+                 * @enum {string}
+                 */
+                from: "DRAFT" | "SENT" | "PAID" | "VOID";
+                /**
+                 * @description The status after.
+                 * @example VOID
+                 * @enum {string}
+                 */
+                to: "DRAFT" | "SENT" | "PAID" | "VOID";
+            };
+        };
+        /** @description A draft invoice was deleted: `object` is the invoice as it was. */
+        InvoiceDeletedEvent: {
+            /** @example evt_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.deleted";
+            /**
+             * Format: date-time
+             * @example 2026-12-10T15:00:00.000Z
+             */
+            createdAt: Date;
+            /** @example org_3kTMd9VbX2qLr7NwY5pHcZ */
+            orgId: string;
+            /** @description Who caused the event. */
+            actor: {
+                /**
+                 * @example apiKey
+                 * @enum {string}
+                 */
+                kind: "apiKey" | "playgroundToken" | "system";
+                /**
+                 * @description The key's or token's id (never its secret), or the service's part, e.g. webhook-worker.
+                 * @example key_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                id: string;
+            };
+            /** @description The payload of invoice.deleted. */
+            data: {
+                object: components["schemas"]["Invoice"];
+            };
+        };
+        /** @description The service disabled a webhook endpoint that kept failing (`object` has no secret); the actor is `system`. */
+        WebhookDisabledEvent: {
+            /** @example evt_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "webhook.disabled";
+            /**
+             * Format: date-time
+             * @example 2026-12-10T15:00:00.000Z
+             */
+            createdAt: Date;
+            /** @example org_3kTMd9VbX2qLr7NwY5pHcZ */
+            orgId: string;
+            /** @description Who caused the event. */
+            actor: {
+                /**
+                 * @example apiKey
+                 * @enum {string}
+                 */
+                kind: "apiKey" | "playgroundToken" | "system";
+                /**
+                 * @description The key's or token's id (never its secret), or the service's part, e.g. webhook-worker.
+                 * @example key_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                id: string;
+            };
+            /** @description The payload of webhook.disabled. */
+            data: {
+                object: components["schemas"]["WebhookEndpoint"];
             };
         };
         /** @description A webhook endpoint, without its signing secret. */
@@ -1909,6 +3275,35 @@ export interface components {
         "orgMembers.getById.output": components["schemas"]["OrgMember"];
         "webhooks.getById.output": components["schemas"]["WebhookEndpoint"];
         "webhooks.update.output": components["schemas"]["WebhookEndpoint"];
+        "events.onEvent.output": components["schemas"]["Event"];
+        "dashboard.onLeadStats.output": components["schemas"]["dashboard.getLeadStats.output"];
+        /** @description A short-lived token that opens one subscription, for a browser EventSource. */
+        StreamToken: {
+            /**
+             * @description Pass as `?token=` to the subscription (EventSource cannot send Authorization).
+             * @example eyJhbGciOiJIUzI1NiJ9.eyJ0eXAiOiJzdHJlYW0ifQ.c2lnbmF0dXJl
+             */
+            token: string;
+            /**
+             * Format: date-time
+             * @description At most 5 minutes away, and never after the key itself expires.
+             * @example 2026-12-10T15:05:00.000Z
+             */
+            expiresAt: Date;
+            /**
+             * @description The one subscription it opens.
+             * @example events.onEvent
+             */
+            procedure: string;
+            /**
+             * @description What it reads with: the subscription's scopes that the key holds.
+             * @example [
+             *       "events.read",
+             *       "leads.read"
+             *     ]
+             */
+            scopes: string[];
+        };
         /**
          * @description Filters and a page; give either `page` or `cursor`, not both.
          * @default {}
@@ -2347,6 +3742,32 @@ export interface components {
             /** @default 1 */
             page: number;
             pageSize?: number;
+        };
+        /** @default {} */
+        "events.onEvent.input": {
+            types?: ("lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "client.created" | "client.updated" | "client.deleted" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "webhook.disabled")[];
+            lastEventId?: (string & (unknown & unknown)) | null;
+        };
+        /**
+         * @description The half-open range [from, to): `from` not after `to`, at most 366 days apart; `to` defaults to now, `from` to 30 days before `to`.
+         * @default {}
+         */
+        "dashboard.onLeadStats.input": {
+            /**
+             * Format: date-time
+             * @example 2026-12-03T10:00:00Z
+             */
+            from?: Date | string;
+            /**
+             * Format: date-time
+             * @example 2026-12-03T10:00:00Z
+             */
+            to?: Date | string;
+            /**
+             * @description An IANA time zone name that Intl knows (not an offset).
+             * @example Europe/London
+             */
+            timeZone?: string;
         };
     };
     responses: never;
@@ -8904,44 +10325,7 @@ export interface operations {
                      *       "result": {
                      *         "data": {
                      *           "json": {
-                     *             "data": [
-                     *               {
-                     *                 "id": "evt_3kTMd9VbX2qLr7NwY5pHcZ",
-                     *                 "type": "invoice.paid",
-                     *                 "createdAt": "2026-12-10T15:00:00.000Z",
-                     *                 "orgId": "org_3kTMd9VbX2qLr7NwY5pHcZ",
-                     *                 "actor": {
-                     *                   "kind": "apiKey",
-                     *                   "id": "key_3kTMd9VbX2qLr7NwY5pHcZ"
-                     *                 },
-                     *                 "data": {
-                     *                   "object": {
-                     *                     "id": "inv_3kTMd9VbX2qLr7NwY5pHcZ",
-                     *                     "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
-                     *                     "currency": "GBP",
-                     *                     "status": "PAID",
-                     *                     "dueDate": "2030-01-31T00:00:00.000Z",
-                     *                     "sentAt": "2026-11-26T09:30:00.000Z",
-                     *                     "paidAt": "2026-12-10T15:00:00.000Z",
-                     *                     "voidedAt": null,
-                     *                     "items": [
-                     *                       {
-                     *                         "id": "line_3kTMd9VbX2qLr7NwY5pHcZ",
-                     *                         "description": "Website redesign, phase 1",
-                     *                         "quantity": 2,
-                     *                         "unitPrice": 150000,
-                     *                         "total": 300000
-                     *                       }
-                     *                     ],
-                     *                     "total": 300000,
-                     *                     "createdAt": "2026-11-20T14:05:00.000Z",
-                     *                     "updatedAt": "2026-12-10T15:00:00.000Z"
-                     *                   },
-                     *                   "from": "SENT",
-                     *                   "to": "PAID"
-                     *                 }
-                     *               }
-                     *             ],
+                     *             "data": [],
                      *             "pagination": {
                      *               "page": 1,
                      *               "pageSize": 20,
@@ -8950,14 +10334,6 @@ export interface operations {
                      *               "hasNextPage": true,
                      *               "hasPrevPage": false
                      *             }
-                     *           },
-                     *           "meta": {
-                     *             "values": {
-                     *               "data.0.createdAt": [
-                     *                 "Date"
-                     *               ]
-                     *             },
-                     *             "v": 1
                      *           }
                      *         }
                      *       }
@@ -10274,6 +11650,250 @@ export interface operations {
             };
         };
     };
+    "events.onEvent": {
+        parameters: {
+            query?: {
+                /** @description The input as URL-encoded JSON `{"json": <input>}`; may be left out. */
+                input?: string;
+            };
+            header?: {
+                /**
+                 * @description Resume after this event (what EventSource sends when it reconnects); it wins over the `lastEventId` of the input.
+                 * @example evt_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream (`Cache-Control: no-cache, no-transform`, `X-Accel-Buffering: no`): it stays open until the client leaves, the server ends it or the service restarts (reconnect then). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": {
+                        /** @constant */
+                        event: "connected";
+                        data: string;
+                    } | {
+                        data: string;
+                        /** @description The event's id: send it back as Last-Event-ID (or input `lastEventId`) to resume after it. */
+                        id?: string;
+                    } | {
+                        /** @constant */
+                        event: "ping";
+                        /** @constant */
+                        data: "";
+                    } | {
+                        /** @constant */
+                        event: "return";
+                        /** @constant */
+                        data: "";
+                    } | {
+                        /** @constant */
+                        event: "serialized-error";
+                        data: string;
+                    };
+                };
+            };
+            /** @description `BAD_REQUEST`: The input failed validation (`issues` names the fields), or the envelope is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or malformed Authorization header, or an invalid, expired or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `FORBIDDEN`: The workspace is not on the maximum tier, the endpoint is not exposed, or the key lacks the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `NOT_FOUND`: A referenced record does not exist in this workspace. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`: The key's requests per minute are used up, or its client address failed to authenticate too often; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /**
+                     * @description The quota (draft-ietf-httpapi-ratelimit-headers): `"key";q=<requests>;w=60` per API key or playground token (by tier: FREE 60, PRO 600, BUSINESS 1200 a minute), or `"auth";q=<failures>;w=60` for failed authentications from one client address.
+                     * @example "key";q=1200;w=60
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description What remains: `r` requests of the quota, `t` seconds until it resets.
+                     * @example "key";r=0;t=30
+                     */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR`: Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The database cannot be reached; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+        };
+    };
+    "dashboard.onLeadStats": {
+        parameters: {
+            query?: {
+                /** @description The input as URL-encoded JSON `{"json": <input>}`; may be left out. */
+                input?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream (`Cache-Control: no-cache, no-transform`, `X-Accel-Buffering: no`): it stays open until the client leaves, the server ends it or the service restarts (reconnect then). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": {
+                        /** @constant */
+                        event: "connected";
+                        data: string;
+                    } | {
+                        data: string;
+                    } | {
+                        /** @constant */
+                        event: "ping";
+                        /** @constant */
+                        data: "";
+                    } | {
+                        /** @constant */
+                        event: "return";
+                        /** @constant */
+                        data: "";
+                    } | {
+                        /** @constant */
+                        event: "serialized-error";
+                        data: string;
+                    };
+                };
+            };
+            /** @description `BAD_REQUEST`: The input failed validation (`issues` names the fields), or the envelope is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or malformed Authorization header, or an invalid, expired or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `FORBIDDEN`: The workspace is not on the maximum tier, the endpoint is not exposed, or the key lacks the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `NOT_FOUND`: A referenced record does not exist in this workspace. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`: The key's requests per minute are used up, or its client address failed to authenticate too often; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /**
+                     * @description The quota (draft-ietf-httpapi-ratelimit-headers): `"key";q=<requests>;w=60` per API key or playground token (by tier: FREE 60, PRO 600, BUSINESS 1200 a minute), or `"auth";q=<failures>;w=60` for failed authentications from one client address.
+                     * @example "key";q=1200;w=60
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description What remains: `r` requests of the quota, `t` seconds until it resets.
+                     * @example "key";r=0;t=30
+                     */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR`: Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The database cannot be reached; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+        };
+    };
     listLeads: {
         parameters: {
             query?: {
@@ -11105,6 +12725,2021 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["RestError"];
                 };
+            };
+        };
+    };
+    createStreamToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "procedure": "events.onEvent"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The subscription to open.
+                     * @enum {string}
+                     */
+                    procedure: "events.onEvent" | "dashboard.onLeadStats";
+                };
+            };
+        };
+        responses: {
+            /** @description The token. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "token": "eyJhbGciOiJIUzI1NiJ9.eyJ0eXAiOiJzdHJlYW0ifQ.c2lnbmF0dXJl",
+                     *       "expiresAt": "2026-12-10T15:05:00.000Z",
+                     *       "procedure": "events.onEvent",
+                     *       "scopes": [
+                     *         "events.read",
+                     *         "leads.read"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["StreamToken"];
+                };
+            };
+            /** @description `BAD_REQUEST`: The input failed validation (`issues` names the fields), or the envelope is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or malformed Authorization header, or an invalid, expired or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `FORBIDDEN`: The workspace is not on the maximum tier, or the key lacks the subscription's scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `NOT_FOUND`: No subscription has that name. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as `Content-Type: application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`: The key's requests per minute are used up, or its client address failed to authenticate too often; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /**
+                     * @description The quota (draft-ietf-httpapi-ratelimit-headers): `"key";q=<requests>;w=60` per API key or playground token (by tier: FREE 60, PRO 600, BUSINESS 1200 a minute), or `"auth";q=<failures>;w=60` for failed authentications from one client address.
+                     * @example "key";q=1200;w=60
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description What remains: `r` requests of the quota, `t` seconds until it resets.
+                     * @example "key";r=0;t=30
+                     */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR`: Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The database cannot be reached; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+        };
+    };
+    "webhook.lead.created": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the endpoint's secret>`, one `v1` per valid secret during a rotation. Check it on the raw body and refuse a `t` older than 5 minutes (the client package's `constructWebhookEvent` does both).
+                 * @example t=1795500000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Workspace-Signature": string;
+                /**
+                 * @description The event's id: delivery is at least once, so skip an id already handled.
+                 * @example evt_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                "Workspace-Event-Id": string;
+                /**
+                 * @description The event's `type`.
+                 * @example invoice.paid
+                 */
+                "Workspace-Event-Type": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "type": "lead.created",
+                 *       "createdAt": "2026-12-10T15:00:00.000Z",
+                 *       "orgId": "org_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "actor": {
+                 *         "kind": "apiKey",
+                 *         "id": "key_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *       },
+                 *       "data": {
+                 *         "object": {
+                 *           "id": "lead_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "name": "Ana Souza",
+                 *           "phones": [
+                 *             "+447400123456"
+                 *           ],
+                 *           "emails": [
+                 *             "ana@example.com"
+                 *           ],
+                 *           "primaryPhone": "+447400123456",
+                 *           "primaryEmail": "ana@example.com",
+                 *           "contactId": "con_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "company": "Acme Ltd",
+                 *           "source": "website",
+                 *           "status": "CONTACTED",
+                 *           "notes": "Interested in the annual plan; call back on Thursday",
+                 *           "nextCallAt": "2026-12-03T10:00:00.000Z",
+                 *           "createdAt": "2026-11-20T14:05:00.000Z",
+                 *           "updatedAt": "2026-11-26T09:30:00.000Z",
+                 *           "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["LeadCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the delivery timeout (5 s by default) counts as delivered. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: retried with exponential backoff and jitter for about a day. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.lead.updated": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the endpoint's secret>`, one `v1` per valid secret during a rotation. Check it on the raw body and refuse a `t` older than 5 minutes (the client package's `constructWebhookEvent` does both).
+                 * @example t=1795500000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Workspace-Signature": string;
+                /**
+                 * @description The event's id: delivery is at least once, so skip an id already handled.
+                 * @example evt_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                "Workspace-Event-Id": string;
+                /**
+                 * @description The event's `type`.
+                 * @example invoice.paid
+                 */
+                "Workspace-Event-Type": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "type": "lead.updated",
+                 *       "createdAt": "2026-12-10T15:00:00.000Z",
+                 *       "orgId": "org_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "actor": {
+                 *         "kind": "apiKey",
+                 *         "id": "key_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *       },
+                 *       "data": {
+                 *         "object": {
+                 *           "id": "lead_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "name": "Ana Souza",
+                 *           "phones": [
+                 *             "+447400123456"
+                 *           ],
+                 *           "emails": [
+                 *             "ana@example.com"
+                 *           ],
+                 *           "primaryPhone": "+447400123456",
+                 *           "primaryEmail": "ana@example.com",
+                 *           "contactId": "con_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "company": "Acme Ltd",
+                 *           "source": "website",
+                 *           "status": "CONTACTED",
+                 *           "notes": "Interested in the annual plan; call back on Thursday",
+                 *           "nextCallAt": "2026-12-03T10:00:00.000Z",
+                 *           "createdAt": "2026-11-20T14:05:00.000Z",
+                 *           "updatedAt": "2026-11-26T09:30:00.000Z",
+                 *           "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["LeadUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the delivery timeout (5 s by default) counts as delivered. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: retried with exponential backoff and jitter for about a day. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.lead.status_changed": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the endpoint's secret>`, one `v1` per valid secret during a rotation. Check it on the raw body and refuse a `t` older than 5 minutes (the client package's `constructWebhookEvent` does both).
+                 * @example t=1795500000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Workspace-Signature": string;
+                /**
+                 * @description The event's id: delivery is at least once, so skip an id already handled.
+                 * @example evt_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                "Workspace-Event-Id": string;
+                /**
+                 * @description The event's `type`.
+                 * @example invoice.paid
+                 */
+                "Workspace-Event-Type": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "type": "lead.status_changed",
+                 *       "createdAt": "2026-12-10T15:00:00.000Z",
+                 *       "orgId": "org_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "actor": {
+                 *         "kind": "apiKey",
+                 *         "id": "key_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *       },
+                 *       "data": {
+                 *         "object": {
+                 *           "id": "lead_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "name": "Ana Souza",
+                 *           "phones": [
+                 *             "+447400123456"
+                 *           ],
+                 *           "emails": [
+                 *             "ana@example.com"
+                 *           ],
+                 *           "primaryPhone": "+447400123456",
+                 *           "primaryEmail": "ana@example.com",
+                 *           "contactId": "con_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "company": "Acme Ltd",
+                 *           "source": "website",
+                 *           "status": "CONTACTED",
+                 *           "notes": "Interested in the annual plan; call back on Thursday",
+                 *           "nextCallAt": "2026-12-03T10:00:00.000Z",
+                 *           "createdAt": "2026-11-20T14:05:00.000Z",
+                 *           "updatedAt": "2026-11-26T09:30:00.000Z",
+                 *           "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *         },
+                 *         "from": "NOT_CONTACTED",
+                 *         "to": "CONTACTED"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["LeadStatusChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the delivery timeout (5 s by default) counts as delivered. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: retried with exponential backoff and jitter for about a day. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.lead.assigned": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the endpoint's secret>`, one `v1` per valid secret during a rotation. Check it on the raw body and refuse a `t` older than 5 minutes (the client package's `constructWebhookEvent` does both).
+                 * @example t=1795500000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Workspace-Signature": string;
+                /**
+                 * @description The event's id: delivery is at least once, so skip an id already handled.
+                 * @example evt_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                "Workspace-Event-Id": string;
+                /**
+                 * @description The event's `type`.
+                 * @example invoice.paid
+                 */
+                "Workspace-Event-Type": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "type": "lead.assigned",
+                 *       "createdAt": "2026-12-10T15:00:00.000Z",
+                 *       "orgId": "org_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "actor": {
+                 *         "kind": "apiKey",
+                 *         "id": "key_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *       },
+                 *       "data": {
+                 *         "object": {
+                 *           "id": "lead_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "name": "Ana Souza",
+                 *           "phones": [
+                 *             "+447400123456"
+                 *           ],
+                 *           "emails": [
+                 *             "ana@example.com"
+                 *           ],
+                 *           "primaryPhone": "+447400123456",
+                 *           "primaryEmail": "ana@example.com",
+                 *           "contactId": "con_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "company": "Acme Ltd",
+                 *           "source": "website",
+                 *           "status": "CONTACTED",
+                 *           "notes": "Interested in the annual plan; call back on Thursday",
+                 *           "nextCallAt": "2026-12-03T10:00:00.000Z",
+                 *           "createdAt": "2026-11-20T14:05:00.000Z",
+                 *           "updatedAt": "2026-11-26T09:30:00.000Z",
+                 *           "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *         },
+                 *         "from": null,
+                 *         "to": "mem_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["LeadAssignedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the delivery timeout (5 s by default) counts as delivered. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: retried with exponential backoff and jitter for about a day. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.lead.call_logged": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the endpoint's secret>`, one `v1` per valid secret during a rotation. Check it on the raw body and refuse a `t` older than 5 minutes (the client package's `constructWebhookEvent` does both).
+                 * @example t=1795500000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Workspace-Signature": string;
+                /**
+                 * @description The event's id: delivery is at least once, so skip an id already handled.
+                 * @example evt_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                "Workspace-Event-Id": string;
+                /**
+                 * @description The event's `type`.
+                 * @example invoice.paid
+                 */
+                "Workspace-Event-Type": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "type": "lead.call_logged",
+                 *       "createdAt": "2026-12-10T15:00:00.000Z",
+                 *       "orgId": "org_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "actor": {
+                 *         "kind": "apiKey",
+                 *         "id": "key_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *       },
+                 *       "data": {
+                 *         "object": {
+                 *           "id": "lead_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "name": "Ana Souza",
+                 *           "phones": [
+                 *             "+447400123456"
+                 *           ],
+                 *           "emails": [
+                 *             "ana@example.com"
+                 *           ],
+                 *           "primaryPhone": "+447400123456",
+                 *           "primaryEmail": "ana@example.com",
+                 *           "contactId": "con_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "company": "Acme Ltd",
+                 *           "source": "website",
+                 *           "status": "CONTACTED",
+                 *           "notes": "Interested in the annual plan; call back on Thursday",
+                 *           "nextCallAt": "2026-12-03T10:00:00.000Z",
+                 *           "createdAt": "2026-11-20T14:05:00.000Z",
+                 *           "updatedAt": "2026-11-26T09:30:00.000Z",
+                 *           "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *         },
+                 *         "call": {
+                 *           "id": "call_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "leadId": "lead_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "outcome": "CONTACTED",
+                 *           "notes": "Interested in the annual plan; call back on Thursday",
+                 *           "nextCallAt": "2026-12-03T10:00:00.000Z",
+                 *           "loggedBy": "key_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "createdAt": "2026-11-26T09:30:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["LeadCallLoggedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the delivery timeout (5 s by default) counts as delivered. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: retried with exponential backoff and jitter for about a day. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.lead.converted": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the endpoint's secret>`, one `v1` per valid secret during a rotation. Check it on the raw body and refuse a `t` older than 5 minutes (the client package's `constructWebhookEvent` does both).
+                 * @example t=1795500000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Workspace-Signature": string;
+                /**
+                 * @description The event's id: delivery is at least once, so skip an id already handled.
+                 * @example evt_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                "Workspace-Event-Id": string;
+                /**
+                 * @description The event's `type`.
+                 * @example invoice.paid
+                 */
+                "Workspace-Event-Type": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "type": "lead.converted",
+                 *       "createdAt": "2026-12-10T15:00:00.000Z",
+                 *       "orgId": "org_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "actor": {
+                 *         "kind": "apiKey",
+                 *         "id": "key_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *       },
+                 *       "data": {
+                 *         "object": {
+                 *           "id": "lead_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "name": "Ana Souza",
+                 *           "phones": [
+                 *             "+447400123456"
+                 *           ],
+                 *           "emails": [
+                 *             "ana@example.com"
+                 *           ],
+                 *           "primaryPhone": "+447400123456",
+                 *           "primaryEmail": "ana@example.com",
+                 *           "contactId": "con_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "company": "Acme Ltd",
+                 *           "source": "website",
+                 *           "status": "CONTACTED",
+                 *           "notes": "Interested in the annual plan; call back on Thursday",
+                 *           "nextCallAt": "2026-12-03T10:00:00.000Z",
+                 *           "createdAt": "2026-11-20T14:05:00.000Z",
+                 *           "updatedAt": "2026-11-26T09:30:00.000Z",
+                 *           "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *         },
+                 *         "client": {
+                 *           "id": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "name": "Ana Souza",
+                 *           "contactId": "con_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "company": "Acme Ltd",
+                 *           "email": "ana@example.com",
+                 *           "phone": "+447400123456",
+                 *           "notes": "Invoices to accounts@acme.example, net 30",
+                 *           "createdAt": "2026-11-26T09:30:00.000Z",
+                 *           "updatedAt": "2026-11-27T11:15:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["LeadConvertedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the delivery timeout (5 s by default) counts as delivered. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: retried with exponential backoff and jitter for about a day. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.lead.deleted": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the endpoint's secret>`, one `v1` per valid secret during a rotation. Check it on the raw body and refuse a `t` older than 5 minutes (the client package's `constructWebhookEvent` does both).
+                 * @example t=1795500000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Workspace-Signature": string;
+                /**
+                 * @description The event's id: delivery is at least once, so skip an id already handled.
+                 * @example evt_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                "Workspace-Event-Id": string;
+                /**
+                 * @description The event's `type`.
+                 * @example invoice.paid
+                 */
+                "Workspace-Event-Type": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "type": "lead.deleted",
+                 *       "createdAt": "2026-12-10T15:00:00.000Z",
+                 *       "orgId": "org_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "actor": {
+                 *         "kind": "apiKey",
+                 *         "id": "key_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *       },
+                 *       "data": {
+                 *         "object": {
+                 *           "id": "lead_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "name": "Ana Souza",
+                 *           "phones": [
+                 *             "+447400123456"
+                 *           ],
+                 *           "emails": [
+                 *             "ana@example.com"
+                 *           ],
+                 *           "primaryPhone": "+447400123456",
+                 *           "primaryEmail": "ana@example.com",
+                 *           "contactId": "con_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "company": "Acme Ltd",
+                 *           "source": "website",
+                 *           "status": "CONTACTED",
+                 *           "notes": "Interested in the annual plan; call back on Thursday",
+                 *           "nextCallAt": "2026-12-03T10:00:00.000Z",
+                 *           "createdAt": "2026-11-20T14:05:00.000Z",
+                 *           "updatedAt": "2026-11-26T09:30:00.000Z",
+                 *           "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["LeadDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the delivery timeout (5 s by default) counts as delivered. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: retried with exponential backoff and jitter for about a day. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.contact.created": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the endpoint's secret>`, one `v1` per valid secret during a rotation. Check it on the raw body and refuse a `t` older than 5 minutes (the client package's `constructWebhookEvent` does both).
+                 * @example t=1795500000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Workspace-Signature": string;
+                /**
+                 * @description The event's id: delivery is at least once, so skip an id already handled.
+                 * @example evt_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                "Workspace-Event-Id": string;
+                /**
+                 * @description The event's `type`.
+                 * @example invoice.paid
+                 */
+                "Workspace-Event-Type": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "type": "contact.created",
+                 *       "createdAt": "2026-12-10T15:00:00.000Z",
+                 *       "orgId": "org_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "actor": {
+                 *         "kind": "apiKey",
+                 *         "id": "key_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *       },
+                 *       "data": {
+                 *         "object": {
+                 *           "id": "con_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "name": "Ana Souza",
+                 *           "phones": [
+                 *             "+447400123456"
+                 *           ],
+                 *           "emails": [
+                 *             "ana@example.com"
+                 *           ],
+                 *           "primaryPhone": "+447400123456",
+                 *           "primaryEmail": "ana@example.com",
+                 *           "company": "Acme Ltd",
+                 *           "createdAt": "2026-11-20T14:05:00.000Z",
+                 *           "updatedAt": "2026-11-26T09:30:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ContactCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the delivery timeout (5 s by default) counts as delivered. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: retried with exponential backoff and jitter for about a day. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.contact.updated": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the endpoint's secret>`, one `v1` per valid secret during a rotation. Check it on the raw body and refuse a `t` older than 5 minutes (the client package's `constructWebhookEvent` does both).
+                 * @example t=1795500000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Workspace-Signature": string;
+                /**
+                 * @description The event's id: delivery is at least once, so skip an id already handled.
+                 * @example evt_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                "Workspace-Event-Id": string;
+                /**
+                 * @description The event's `type`.
+                 * @example invoice.paid
+                 */
+                "Workspace-Event-Type": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "type": "contact.updated",
+                 *       "createdAt": "2026-12-10T15:00:00.000Z",
+                 *       "orgId": "org_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "actor": {
+                 *         "kind": "apiKey",
+                 *         "id": "key_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *       },
+                 *       "data": {
+                 *         "object": {
+                 *           "id": "con_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "name": "Ana Souza",
+                 *           "phones": [
+                 *             "+447400123456"
+                 *           ],
+                 *           "emails": [
+                 *             "ana@example.com"
+                 *           ],
+                 *           "primaryPhone": "+447400123456",
+                 *           "primaryEmail": "ana@example.com",
+                 *           "company": "Acme Ltd",
+                 *           "createdAt": "2026-11-20T14:05:00.000Z",
+                 *           "updatedAt": "2026-11-26T09:30:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ContactUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the delivery timeout (5 s by default) counts as delivered. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: retried with exponential backoff and jitter for about a day. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.contact.deleted": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the endpoint's secret>`, one `v1` per valid secret during a rotation. Check it on the raw body and refuse a `t` older than 5 minutes (the client package's `constructWebhookEvent` does both).
+                 * @example t=1795500000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Workspace-Signature": string;
+                /**
+                 * @description The event's id: delivery is at least once, so skip an id already handled.
+                 * @example evt_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                "Workspace-Event-Id": string;
+                /**
+                 * @description The event's `type`.
+                 * @example invoice.paid
+                 */
+                "Workspace-Event-Type": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "type": "contact.deleted",
+                 *       "createdAt": "2026-12-10T15:00:00.000Z",
+                 *       "orgId": "org_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "actor": {
+                 *         "kind": "apiKey",
+                 *         "id": "key_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *       },
+                 *       "data": {
+                 *         "object": {
+                 *           "id": "con_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "name": "Ana Souza",
+                 *           "phones": [
+                 *             "+447400123456"
+                 *           ],
+                 *           "emails": [
+                 *             "ana@example.com"
+                 *           ],
+                 *           "primaryPhone": "+447400123456",
+                 *           "primaryEmail": "ana@example.com",
+                 *           "company": "Acme Ltd",
+                 *           "createdAt": "2026-11-20T14:05:00.000Z",
+                 *           "updatedAt": "2026-11-26T09:30:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ContactDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the delivery timeout (5 s by default) counts as delivered. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: retried with exponential backoff and jitter for about a day. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.client.created": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the endpoint's secret>`, one `v1` per valid secret during a rotation. Check it on the raw body and refuse a `t` older than 5 minutes (the client package's `constructWebhookEvent` does both).
+                 * @example t=1795500000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Workspace-Signature": string;
+                /**
+                 * @description The event's id: delivery is at least once, so skip an id already handled.
+                 * @example evt_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                "Workspace-Event-Id": string;
+                /**
+                 * @description The event's `type`.
+                 * @example invoice.paid
+                 */
+                "Workspace-Event-Type": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "type": "client.created",
+                 *       "createdAt": "2026-12-10T15:00:00.000Z",
+                 *       "orgId": "org_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "actor": {
+                 *         "kind": "apiKey",
+                 *         "id": "key_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *       },
+                 *       "data": {
+                 *         "object": {
+                 *           "id": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "name": "Ana Souza",
+                 *           "contactId": "con_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "company": "Acme Ltd",
+                 *           "email": "ana@example.com",
+                 *           "phone": "+447400123456",
+                 *           "notes": "Invoices to accounts@acme.example, net 30",
+                 *           "createdAt": "2026-11-26T09:30:00.000Z",
+                 *           "updatedAt": "2026-11-27T11:15:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ClientCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the delivery timeout (5 s by default) counts as delivered. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: retried with exponential backoff and jitter for about a day. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.client.updated": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the endpoint's secret>`, one `v1` per valid secret during a rotation. Check it on the raw body and refuse a `t` older than 5 minutes (the client package's `constructWebhookEvent` does both).
+                 * @example t=1795500000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Workspace-Signature": string;
+                /**
+                 * @description The event's id: delivery is at least once, so skip an id already handled.
+                 * @example evt_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                "Workspace-Event-Id": string;
+                /**
+                 * @description The event's `type`.
+                 * @example invoice.paid
+                 */
+                "Workspace-Event-Type": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "type": "client.updated",
+                 *       "createdAt": "2026-12-10T15:00:00.000Z",
+                 *       "orgId": "org_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "actor": {
+                 *         "kind": "apiKey",
+                 *         "id": "key_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *       },
+                 *       "data": {
+                 *         "object": {
+                 *           "id": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "name": "Ana Souza",
+                 *           "contactId": "con_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "company": "Acme Ltd",
+                 *           "email": "ana@example.com",
+                 *           "phone": "+447400123456",
+                 *           "notes": "Invoices to accounts@acme.example, net 30",
+                 *           "createdAt": "2026-11-26T09:30:00.000Z",
+                 *           "updatedAt": "2026-11-27T11:15:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ClientUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the delivery timeout (5 s by default) counts as delivered. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: retried with exponential backoff and jitter for about a day. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.client.deleted": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the endpoint's secret>`, one `v1` per valid secret during a rotation. Check it on the raw body and refuse a `t` older than 5 minutes (the client package's `constructWebhookEvent` does both).
+                 * @example t=1795500000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Workspace-Signature": string;
+                /**
+                 * @description The event's id: delivery is at least once, so skip an id already handled.
+                 * @example evt_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                "Workspace-Event-Id": string;
+                /**
+                 * @description The event's `type`.
+                 * @example invoice.paid
+                 */
+                "Workspace-Event-Type": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "type": "client.deleted",
+                 *       "createdAt": "2026-12-10T15:00:00.000Z",
+                 *       "orgId": "org_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "actor": {
+                 *         "kind": "apiKey",
+                 *         "id": "key_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *       },
+                 *       "data": {
+                 *         "object": {
+                 *           "id": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "name": "Ana Souza",
+                 *           "contactId": "con_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "company": "Acme Ltd",
+                 *           "email": "ana@example.com",
+                 *           "phone": "+447400123456",
+                 *           "notes": "Invoices to accounts@acme.example, net 30",
+                 *           "createdAt": "2026-11-26T09:30:00.000Z",
+                 *           "updatedAt": "2026-11-27T11:15:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ClientDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the delivery timeout (5 s by default) counts as delivered. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: retried with exponential backoff and jitter for about a day. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.task.created": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the endpoint's secret>`, one `v1` per valid secret during a rotation. Check it on the raw body and refuse a `t` older than 5 minutes (the client package's `constructWebhookEvent` does both).
+                 * @example t=1795500000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Workspace-Signature": string;
+                /**
+                 * @description The event's id: delivery is at least once, so skip an id already handled.
+                 * @example evt_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                "Workspace-Event-Id": string;
+                /**
+                 * @description The event's `type`.
+                 * @example invoice.paid
+                 */
+                "Workspace-Event-Type": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "type": "task.created",
+                 *       "createdAt": "2026-12-10T15:00:00.000Z",
+                 *       "orgId": "org_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "actor": {
+                 *         "kind": "apiKey",
+                 *         "id": "key_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *       },
+                 *       "data": {
+                 *         "object": {
+                 *           "id": "task_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "title": "Call Ana Souza about the renewal",
+                 *           "description": "She asked for the annual plan pricing before the call",
+                 *           "status": "DONE",
+                 *           "dueAt": "2026-12-03T10:00:00.000Z",
+                 *           "completedAt": "2026-12-03T10:20:00.000Z",
+                 *           "leadId": "lead_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "createdAt": "2026-11-26T09:30:00.000Z",
+                 *           "updatedAt": "2026-12-03T10:20:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["TaskCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the delivery timeout (5 s by default) counts as delivered. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: retried with exponential backoff and jitter for about a day. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.task.updated": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the endpoint's secret>`, one `v1` per valid secret during a rotation. Check it on the raw body and refuse a `t` older than 5 minutes (the client package's `constructWebhookEvent` does both).
+                 * @example t=1795500000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Workspace-Signature": string;
+                /**
+                 * @description The event's id: delivery is at least once, so skip an id already handled.
+                 * @example evt_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                "Workspace-Event-Id": string;
+                /**
+                 * @description The event's `type`.
+                 * @example invoice.paid
+                 */
+                "Workspace-Event-Type": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "type": "task.updated",
+                 *       "createdAt": "2026-12-10T15:00:00.000Z",
+                 *       "orgId": "org_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "actor": {
+                 *         "kind": "apiKey",
+                 *         "id": "key_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *       },
+                 *       "data": {
+                 *         "object": {
+                 *           "id": "task_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "title": "Call Ana Souza about the renewal",
+                 *           "description": "She asked for the annual plan pricing before the call",
+                 *           "status": "DONE",
+                 *           "dueAt": "2026-12-03T10:00:00.000Z",
+                 *           "completedAt": "2026-12-03T10:20:00.000Z",
+                 *           "leadId": "lead_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "createdAt": "2026-11-26T09:30:00.000Z",
+                 *           "updatedAt": "2026-12-03T10:20:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["TaskUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the delivery timeout (5 s by default) counts as delivered. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: retried with exponential backoff and jitter for about a day. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.task.completed": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the endpoint's secret>`, one `v1` per valid secret during a rotation. Check it on the raw body and refuse a `t` older than 5 minutes (the client package's `constructWebhookEvent` does both).
+                 * @example t=1795500000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Workspace-Signature": string;
+                /**
+                 * @description The event's id: delivery is at least once, so skip an id already handled.
+                 * @example evt_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                "Workspace-Event-Id": string;
+                /**
+                 * @description The event's `type`.
+                 * @example invoice.paid
+                 */
+                "Workspace-Event-Type": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "type": "task.completed",
+                 *       "createdAt": "2026-12-10T15:00:00.000Z",
+                 *       "orgId": "org_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "actor": {
+                 *         "kind": "apiKey",
+                 *         "id": "key_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *       },
+                 *       "data": {
+                 *         "object": {
+                 *           "id": "task_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "title": "Call Ana Souza about the renewal",
+                 *           "description": "She asked for the annual plan pricing before the call",
+                 *           "status": "DONE",
+                 *           "dueAt": "2026-12-03T10:00:00.000Z",
+                 *           "completedAt": "2026-12-03T10:20:00.000Z",
+                 *           "leadId": "lead_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "createdAt": "2026-11-26T09:30:00.000Z",
+                 *           "updatedAt": "2026-12-03T10:20:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["TaskCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the delivery timeout (5 s by default) counts as delivered. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: retried with exponential backoff and jitter for about a day. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.task.deleted": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the endpoint's secret>`, one `v1` per valid secret during a rotation. Check it on the raw body and refuse a `t` older than 5 minutes (the client package's `constructWebhookEvent` does both).
+                 * @example t=1795500000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Workspace-Signature": string;
+                /**
+                 * @description The event's id: delivery is at least once, so skip an id already handled.
+                 * @example evt_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                "Workspace-Event-Id": string;
+                /**
+                 * @description The event's `type`.
+                 * @example invoice.paid
+                 */
+                "Workspace-Event-Type": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "type": "task.deleted",
+                 *       "createdAt": "2026-12-10T15:00:00.000Z",
+                 *       "orgId": "org_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "actor": {
+                 *         "kind": "apiKey",
+                 *         "id": "key_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *       },
+                 *       "data": {
+                 *         "object": {
+                 *           "id": "task_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "title": "Call Ana Souza about the renewal",
+                 *           "description": "She asked for the annual plan pricing before the call",
+                 *           "status": "DONE",
+                 *           "dueAt": "2026-12-03T10:00:00.000Z",
+                 *           "completedAt": "2026-12-03T10:20:00.000Z",
+                 *           "leadId": "lead_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "createdAt": "2026-11-26T09:30:00.000Z",
+                 *           "updatedAt": "2026-12-03T10:20:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["TaskDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the delivery timeout (5 s by default) counts as delivered. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: retried with exponential backoff and jitter for about a day. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.invoice.created": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the endpoint's secret>`, one `v1` per valid secret during a rotation. Check it on the raw body and refuse a `t` older than 5 minutes (the client package's `constructWebhookEvent` does both).
+                 * @example t=1795500000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Workspace-Signature": string;
+                /**
+                 * @description The event's id: delivery is at least once, so skip an id already handled.
+                 * @example evt_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                "Workspace-Event-Id": string;
+                /**
+                 * @description The event's `type`.
+                 * @example invoice.paid
+                 */
+                "Workspace-Event-Type": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "type": "invoice.created",
+                 *       "createdAt": "2026-12-10T15:00:00.000Z",
+                 *       "orgId": "org_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "actor": {
+                 *         "kind": "apiKey",
+                 *         "id": "key_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *       },
+                 *       "data": {
+                 *         "object": {
+                 *           "id": "inv_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "currency": "GBP",
+                 *           "status": "PAID",
+                 *           "dueDate": "2030-01-31T00:00:00.000Z",
+                 *           "sentAt": "2026-11-26T09:30:00.000Z",
+                 *           "paidAt": "2026-12-10T15:00:00.000Z",
+                 *           "voidedAt": null,
+                 *           "items": [
+                 *             {
+                 *               "id": "line_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *               "description": "Website redesign, phase 1",
+                 *               "quantity": 2,
+                 *               "unitPrice": 150000,
+                 *               "total": 300000
+                 *             }
+                 *           ],
+                 *           "total": 300000,
+                 *           "createdAt": "2026-11-20T14:05:00.000Z",
+                 *           "updatedAt": "2026-12-10T15:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["InvoiceCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the delivery timeout (5 s by default) counts as delivered. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: retried with exponential backoff and jitter for about a day. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.invoice.updated": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the endpoint's secret>`, one `v1` per valid secret during a rotation. Check it on the raw body and refuse a `t` older than 5 minutes (the client package's `constructWebhookEvent` does both).
+                 * @example t=1795500000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Workspace-Signature": string;
+                /**
+                 * @description The event's id: delivery is at least once, so skip an id already handled.
+                 * @example evt_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                "Workspace-Event-Id": string;
+                /**
+                 * @description The event's `type`.
+                 * @example invoice.paid
+                 */
+                "Workspace-Event-Type": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "type": "invoice.updated",
+                 *       "createdAt": "2026-12-10T15:00:00.000Z",
+                 *       "orgId": "org_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "actor": {
+                 *         "kind": "apiKey",
+                 *         "id": "key_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *       },
+                 *       "data": {
+                 *         "object": {
+                 *           "id": "inv_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "currency": "GBP",
+                 *           "status": "PAID",
+                 *           "dueDate": "2030-01-31T00:00:00.000Z",
+                 *           "sentAt": "2026-11-26T09:30:00.000Z",
+                 *           "paidAt": "2026-12-10T15:00:00.000Z",
+                 *           "voidedAt": null,
+                 *           "items": [
+                 *             {
+                 *               "id": "line_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *               "description": "Website redesign, phase 1",
+                 *               "quantity": 2,
+                 *               "unitPrice": 150000,
+                 *               "total": 300000
+                 *             }
+                 *           ],
+                 *           "total": 300000,
+                 *           "createdAt": "2026-11-20T14:05:00.000Z",
+                 *           "updatedAt": "2026-12-10T15:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["InvoiceUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the delivery timeout (5 s by default) counts as delivered. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: retried with exponential backoff and jitter for about a day. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.invoice.sent": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the endpoint's secret>`, one `v1` per valid secret during a rotation. Check it on the raw body and refuse a `t` older than 5 minutes (the client package's `constructWebhookEvent` does both).
+                 * @example t=1795500000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Workspace-Signature": string;
+                /**
+                 * @description The event's id: delivery is at least once, so skip an id already handled.
+                 * @example evt_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                "Workspace-Event-Id": string;
+                /**
+                 * @description The event's `type`.
+                 * @example invoice.paid
+                 */
+                "Workspace-Event-Type": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "type": "invoice.sent",
+                 *       "createdAt": "2026-12-10T15:00:00.000Z",
+                 *       "orgId": "org_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "actor": {
+                 *         "kind": "apiKey",
+                 *         "id": "key_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *       },
+                 *       "data": {
+                 *         "object": {
+                 *           "id": "inv_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "currency": "GBP",
+                 *           "status": "PAID",
+                 *           "dueDate": "2030-01-31T00:00:00.000Z",
+                 *           "sentAt": "2026-11-26T09:30:00.000Z",
+                 *           "paidAt": "2026-12-10T15:00:00.000Z",
+                 *           "voidedAt": null,
+                 *           "items": [
+                 *             {
+                 *               "id": "line_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *               "description": "Website redesign, phase 1",
+                 *               "quantity": 2,
+                 *               "unitPrice": 150000,
+                 *               "total": 300000
+                 *             }
+                 *           ],
+                 *           "total": 300000,
+                 *           "createdAt": "2026-11-20T14:05:00.000Z",
+                 *           "updatedAt": "2026-12-10T15:00:00.000Z"
+                 *         },
+                 *         "from": "DRAFT",
+                 *         "to": "SENT"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["InvoiceSentEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the delivery timeout (5 s by default) counts as delivered. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: retried with exponential backoff and jitter for about a day. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.invoice.paid": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the endpoint's secret>`, one `v1` per valid secret during a rotation. Check it on the raw body and refuse a `t` older than 5 minutes (the client package's `constructWebhookEvent` does both).
+                 * @example t=1795500000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Workspace-Signature": string;
+                /**
+                 * @description The event's id: delivery is at least once, so skip an id already handled.
+                 * @example evt_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                "Workspace-Event-Id": string;
+                /**
+                 * @description The event's `type`.
+                 * @example invoice.paid
+                 */
+                "Workspace-Event-Type": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "type": "invoice.paid",
+                 *       "createdAt": "2026-12-10T15:00:00.000Z",
+                 *       "orgId": "org_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "actor": {
+                 *         "kind": "apiKey",
+                 *         "id": "key_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *       },
+                 *       "data": {
+                 *         "object": {
+                 *           "id": "inv_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "currency": "GBP",
+                 *           "status": "PAID",
+                 *           "dueDate": "2030-01-31T00:00:00.000Z",
+                 *           "sentAt": "2026-11-26T09:30:00.000Z",
+                 *           "paidAt": "2026-12-10T15:00:00.000Z",
+                 *           "voidedAt": null,
+                 *           "items": [
+                 *             {
+                 *               "id": "line_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *               "description": "Website redesign, phase 1",
+                 *               "quantity": 2,
+                 *               "unitPrice": 150000,
+                 *               "total": 300000
+                 *             }
+                 *           ],
+                 *           "total": 300000,
+                 *           "createdAt": "2026-11-20T14:05:00.000Z",
+                 *           "updatedAt": "2026-12-10T15:00:00.000Z"
+                 *         },
+                 *         "from": "SENT",
+                 *         "to": "PAID"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["InvoicePaidEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the delivery timeout (5 s by default) counts as delivered. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: retried with exponential backoff and jitter for about a day. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.invoice.voided": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the endpoint's secret>`, one `v1` per valid secret during a rotation. Check it on the raw body and refuse a `t` older than 5 minutes (the client package's `constructWebhookEvent` does both).
+                 * @example t=1795500000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Workspace-Signature": string;
+                /**
+                 * @description The event's id: delivery is at least once, so skip an id already handled.
+                 * @example evt_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                "Workspace-Event-Id": string;
+                /**
+                 * @description The event's `type`.
+                 * @example invoice.paid
+                 */
+                "Workspace-Event-Type": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "type": "invoice.voided",
+                 *       "createdAt": "2026-12-10T15:00:00.000Z",
+                 *       "orgId": "org_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "actor": {
+                 *         "kind": "apiKey",
+                 *         "id": "key_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *       },
+                 *       "data": {
+                 *         "object": {
+                 *           "id": "inv_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "currency": "GBP",
+                 *           "status": "PAID",
+                 *           "dueDate": "2030-01-31T00:00:00.000Z",
+                 *           "sentAt": "2026-11-26T09:30:00.000Z",
+                 *           "paidAt": "2026-12-10T15:00:00.000Z",
+                 *           "voidedAt": null,
+                 *           "items": [
+                 *             {
+                 *               "id": "line_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *               "description": "Website redesign, phase 1",
+                 *               "quantity": 2,
+                 *               "unitPrice": 150000,
+                 *               "total": 300000
+                 *             }
+                 *           ],
+                 *           "total": 300000,
+                 *           "createdAt": "2026-11-20T14:05:00.000Z",
+                 *           "updatedAt": "2026-12-10T15:00:00.000Z"
+                 *         },
+                 *         "from": "SENT",
+                 *         "to": "VOID"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["InvoiceVoidedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the delivery timeout (5 s by default) counts as delivered. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: retried with exponential backoff and jitter for about a day. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.invoice.deleted": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the endpoint's secret>`, one `v1` per valid secret during a rotation. Check it on the raw body and refuse a `t` older than 5 minutes (the client package's `constructWebhookEvent` does both).
+                 * @example t=1795500000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Workspace-Signature": string;
+                /**
+                 * @description The event's id: delivery is at least once, so skip an id already handled.
+                 * @example evt_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                "Workspace-Event-Id": string;
+                /**
+                 * @description The event's `type`.
+                 * @example invoice.paid
+                 */
+                "Workspace-Event-Type": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "type": "invoice.deleted",
+                 *       "createdAt": "2026-12-10T15:00:00.000Z",
+                 *       "orgId": "org_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "actor": {
+                 *         "kind": "apiKey",
+                 *         "id": "key_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *       },
+                 *       "data": {
+                 *         "object": {
+                 *           "id": "inv_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "currency": "GBP",
+                 *           "status": "PAID",
+                 *           "dueDate": "2030-01-31T00:00:00.000Z",
+                 *           "sentAt": "2026-11-26T09:30:00.000Z",
+                 *           "paidAt": "2026-12-10T15:00:00.000Z",
+                 *           "voidedAt": null,
+                 *           "items": [
+                 *             {
+                 *               "id": "line_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *               "description": "Website redesign, phase 1",
+                 *               "quantity": 2,
+                 *               "unitPrice": 150000,
+                 *               "total": 300000
+                 *             }
+                 *           ],
+                 *           "total": 300000,
+                 *           "createdAt": "2026-11-20T14:05:00.000Z",
+                 *           "updatedAt": "2026-12-10T15:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["InvoiceDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the delivery timeout (5 s by default) counts as delivered. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: retried with exponential backoff and jitter for about a day. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.webhook.disabled": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the endpoint's secret>`, one `v1` per valid secret during a rotation. Check it on the raw body and refuse a `t` older than 5 minutes (the client package's `constructWebhookEvent` does both).
+                 * @example t=1795500000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Workspace-Signature": string;
+                /**
+                 * @description The event's id: delivery is at least once, so skip an id already handled.
+                 * @example evt_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                "Workspace-Event-Id": string;
+                /**
+                 * @description The event's `type`.
+                 * @example invoice.paid
+                 */
+                "Workspace-Event-Type": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "type": "webhook.disabled",
+                 *       "createdAt": "2026-12-10T15:00:00.000Z",
+                 *       "orgId": "org_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "actor": {
+                 *         "kind": "apiKey",
+                 *         "id": "key_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *       },
+                 *       "data": {
+                 *         "object": {
+                 *           "id": "wh_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "url": "https://hooks.example.com/workspace",
+                 *           "description": "Invoices for the accounting sync",
+                 *           "events": [
+                 *             "invoice.sent",
+                 *             "invoice.paid"
+                 *           ],
+                 *           "enabled": true,
+                 *           "disabledReason": null,
+                 *           "failingSince": null,
+                 *           "createdAt": "2026-11-20T14:05:00.000Z",
+                 *           "updatedAt": "2026-11-26T09:30:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookDisabledEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the delivery timeout (5 s by default) counts as delivered. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: retried with exponential backoff and jitter for about a day. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

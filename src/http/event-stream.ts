@@ -1,0 +1,98 @@
+import type { Response } from 'express';
+import type { AppError } from '../errors/app-error';
+import { encodeStreamError, encodeStreamValue } from '../rpc/envelope';
+
+/** tRPC v11's SSE response headers (its `sseHeaders`). */
+export const EVENT_STREAM_HEADERS = {
+  'Content-Type': 'text/event-stream',
+  'Cache-Control': 'no-cache, no-transform',
+  'X-Accel-Buffering': 'no',
+  Connection: 'keep-alive',
+};
+
+/** A reader this far behind (bytes the socket has not taken) is cut off; it reconnects and resumes from its last event. */
+const MAX_UNSENT_BYTES = 4 * 1024 * 1024;
+
+/**
+ * One event fanned out to a thousand streams is one object handed to each: encoded once, not a
+ * thousand times (superjson's serialize and JSON.stringify were most of a fan-out's CPU). Values
+ * are not changed after they are sent, so the text stays right for as long as the object lives.
+ */
+const encodings = new WeakMap<object, string>();
+function encodedOnce(value: unknown): string {
+  if (value === null || typeof value !== 'object') return encodeStreamValue(value);
+  let text = encodings.get(value);
+  if (text === undefined) encodings.set(value, (text = encodeStreamValue(value)));
+  return text;
+}
+
+/**
+ * One Server-Sent Events response in tRPC v11's framing: `connected` (the client's options),
+ * values as default messages (with `id:` when tracked), `ping`, and one of `return` (done) or
+ * `serialized-error` to end. Values sent before `start` wait, so the stream always opens with
+ * `connected`.
+ */
+export class EventStream {
+  private queued: string[] | undefined = [];
+  private ended = false;
+  /** When something was last written: a ping is due only after a quiet interval. */
+  lastWriteAt = Date.now();
+
+  constructor(private readonly res: Response, private readonly path: string) {}
+
+  get isEnded(): boolean {
+    return this.ended || this.res.destroyed;
+  }
+
+  start(clientOptions: Record<string, unknown>): void {
+    this.res.writeHead(200, EVENT_STREAM_HEADERS);
+    // Headers and the first event leave in one packet, and every later frame at once (no Nagle delay).
+    this.res.socket?.setNoDelay(true);
+    const queued = this.queued ?? [];
+    this.queued = undefined;
+    this.write(`event: connected\ndata: ${JSON.stringify(clientOptions)}\n\n${queued.join('')}`);
+    if (this.ended) this.res.end();
+  }
+
+  value(value: unknown, id?: string): void {
+    this.frame(`data: ${encodedOnce(value)}\n${id === undefined ? '' : `id: ${id}\n`}\n`);
+  }
+
+  ping(): void {
+    this.frame('event: ping\ndata: \n\n');
+  }
+
+  /** A normal end: the official client stops and does not reconnect. */
+  return(): void {
+    this.frame('event: return\ndata: \n\n');
+    this.close();
+  }
+
+  /** Ends with an error: a 5xx-family code makes the official client reconnect and resume, any other stops it. */
+  error(error: AppError): void {
+    this.frame(`event: serialized-error\ndata: ${encodeStreamError(error, this.path)}\n\n`);
+    this.close();
+  }
+
+  /** Ends without a word, as a dropped connection: EventSource reconnects (shutdown, rotation). */
+  close(): void {
+    if (this.ended) return;
+    this.ended = true;
+    if (!this.queued) this.res.end();
+  }
+
+  private frame(text: string): void {
+    if (this.ended) return;
+    if (this.queued) this.queued.push(text);
+    else this.write(text);
+  }
+
+  private write(text: string): void {
+    this.lastWriteAt = Date.now();
+    this.res.write(text);
+    if (this.res.writableLength > MAX_UNSENT_BYTES) {
+      this.ended = true;
+      this.res.destroy();
+    }
+  }
+}
