@@ -97,6 +97,16 @@ export const DEVELOPER_HTML = `<!doctype html>
         </div>
       </div>
     </section>
+
+    <section id="live-feed" class="card" hidden>
+      <h2>Live events</h2>
+      <p class="muted">The workspace's events as they commit, newest first (the last 50): what your playground calls cause, and
+        any other caller's. Streamed from <code>events.onEvent</code> with the test token, over Server-Sent Events.</p>
+      <p id="feed-status" class="muted">Starts when you get a test token.</p>
+      <p id="feed-error" class="error" role="alert"></p>
+      <p id="feed-empty" class="muted">No events since the feed started.</p>
+      <ol id="feed-list" class="feed"></ol>
+    </section>
   </main>
 </body>
 </html>

@@ -1,9 +1,11 @@
 import { DECODE_SCRIPT } from './page-script-decode';
 import { SCOPES_SCRIPT } from './page-script-scopes';
+import { FEED_SCRIPT } from './page-script-feed';
 
 /**
  * /developer/assets/developer.js: sign-in (the session kept in sessionStorage, never a cookie),
- * the keys table and form, and the playground. DOM built with textContent only (the CSP has no
+ * the keys table and form, the playground, and the live feed of the workspace's events (started
+ * with each test token; page-script-feed.ts). DOM built with textContent only (the CSP has no
  * 'unsafe-inline', and nothing the server sends is parsed as HTML).
  */
 const PAGE_SCRIPT = String.raw`(function () {
@@ -52,6 +54,7 @@ const PAGE_SCRIPT = String.raw`(function () {
     show('sign-in', false);
     show('keys-section', true);
     show('playground', true);
+    show('live-feed', true);
     var notices = [];
     if (!me.developer) notices.push('You can see the keys; creating and revoking them needs the DEVELOPER permission.');
     if (!me.developerApi) notices.push('This workspace lacks the DEVELOPER_API feature: keys cannot be created and test tokens are refused.');
@@ -64,6 +67,7 @@ const PAGE_SCRIPT = String.raw`(function () {
   function signOut() {
     sessionStorage.removeItem(SESSION_KEY);
     state.session = null; state.me = null; state.token = null;
+    liveFeed.stop();
     location.reload();
   }
 
@@ -211,6 +215,7 @@ const PAGE_SCRIPT = String.raw`(function () {
     if (!res.ok) { $('token-error').textContent = (body.error && body.error.message) || 'HTTP ' + res.status; return; }
     state.token = body;
     $('token-status').textContent = 'Test token ready, valid until ' + formatDate(body.expiresAt) + '. Scopes: ' + body.scopes.join(', ');
+    liveFeed.start(body);
   }
 
   function shellQuote(s) { return "'" + s.replace(/'/g, "'\\''") + "'"; }
@@ -306,4 +311,4 @@ const PAGE_SCRIPT = String.raw`(function () {
 })();
 `;
 
-export const DEVELOPER_SCRIPT = `${DECODE_SCRIPT}\n${SCOPES_SCRIPT}\n${PAGE_SCRIPT}`;
+export const DEVELOPER_SCRIPT = `${DECODE_SCRIPT}\n${SCOPES_SCRIPT}\n${FEED_SCRIPT}\n${PAGE_SCRIPT}`;

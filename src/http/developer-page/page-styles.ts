@@ -55,5 +55,9 @@ pre { background: #0d1117; color: #e6edf3; padding: 10px 12px; border-radius: 6p
 .result h3 { font-size: 14px; margin: 12px 0 4px; }
 pre .key { color: #79c0ff; } pre .string { color: #a5d6ff; } pre .number { color: #ffa657; }
 pre .literal { color: #ff7b72; } pre .date { color: #7ee787; font-weight: 600; }
+.feed { list-style: none; margin: 8px 0 0; padding: 0; max-height: 360px; overflow: auto; }
+.feed-item { display: grid; grid-template-columns: 7em 14em minmax(0, 1fr) auto; gap: 12px; padding: 4px 0; border-bottom: 1px solid var(--line); align-items: baseline; }
+.feed-time { color: var(--muted); font-variant-numeric: tabular-nums; }
+.feed-object { overflow-wrap: anywhere; }
 [hidden] { display: none !important; }
 `;
