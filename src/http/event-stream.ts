@@ -89,6 +89,11 @@ export class EventStream {
 
   private write(text: string): void {
     this.lastWriteAt = Date.now();
+    // The frames written in one tick (a feed's batch of events) leave in one packet, not one each.
+    if (this.res.writableCorked === 0) {
+      this.res.cork();
+      process.nextTick(() => this.res.uncork());
+    }
     this.res.write(text);
     if (this.res.writableLength > MAX_UNSENT_BYTES) {
       this.ended = true;

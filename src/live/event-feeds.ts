@@ -146,7 +146,10 @@ export function createEventFeeds({ db, wakeUps, logger, pollMs = 10_000 }: Event
       follower.pending.push(entries as PlacedEvent[]);
       return;
     }
-    const fresh = entries.filter((entry) => eventsQueries.isAfter(entry.position, follower.position));
+    // Live, a follower is behind the whole batch: only a follower that caught up into it compares each.
+    const fresh = eventsQueries.isAfter(entries[0]!.position, follower.position)
+      ? entries
+      : entries.filter((entry) => eventsQueries.isAfter(entry.position, follower.position));
     if (fresh.length === 0) return;
     follower.position = fresh.at(-1)!.position;
     follower.reader.deliver(fresh.map((entry) => entry.event));
