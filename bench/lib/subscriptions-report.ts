@@ -57,6 +57,8 @@ export interface FanoutResult {
 export interface SustainedResult extends FanoutResult {
   deliveredPerSecond: number;
   drainedSeconds: number;
+  /** Whether every event had reached every subscriber by then (otherwise the wait gave up). */
+  caughtUp: boolean;
   serverCpuUsPerDelivery: number;
   clientCpuPercent: number;
 }
@@ -74,6 +76,7 @@ const exact = (v: SseVerdict | undefined, subscribers: number) =>
   (v ? `${v.complete} / ${subscribers}${v.complete === subscribers ? '' : ` (short ${v.short}, missing ${v.missing}; over ${v.over}; mismatched ${v.mismatched})`}` : '-');
 
 const others = (r?: FanoutResult) => (r ? `${f(r.conditions.otherWriters * 100, 0)}% (${f(r.conditions.longestOtherWriterMs, 0)})` : '-');
+const drained = (r?: SustainedResult) => (r ? `${f(r.drainedSeconds)}${r.caughtUp ? '' : ' (not all yet: gave up)'}` : '-');
 const waited = (r?: FanoutResult) => (r ? `${f(r.conditions.serverWaitPercent, 0)}%` : '-');
 
 export function report(PLAN: SubscriptionsPlan, results: Partial<Record<'ours' | 'peer', SideResult>>, pgVersion: string, loads: number[][]): string {
@@ -97,7 +100,7 @@ export function report(PLAN: SubscriptionsPlan, results: Partial<Record<'ours' |
     ['c. events delivered per second (over the writing window)', f(ours?.sustained?.deliveredPerSecond, 0), f(peer?.sustained?.deliveredPerSecond, 0), ratio(ours?.sustained?.deliveredPerSecond, peer?.sustained?.deliveredPerSecond), `${PLAN.rate * PLAN.fanout}; at least the peer's`],
     ['c. createdAt to receipt, p50 / p99 ms', `${f(ours?.sustained?.p50)} / **${f(ours?.sustained?.p99)}**`, `${f(peer?.sustained?.p50)} / ${f(peer?.sustained?.p99)}`, `${ratio(ours?.sustained?.p50, peer?.sustained?.p50)} / ${ratio(ours?.sustained?.p99, peer?.sustained?.p99)}`, ''],
     ['c. server CPU per delivered event, µs', f(ours?.sustained?.serverCpuUsPerDelivery), f(peer?.sustained?.serverCpuUsPerDelivery), ratio(ours?.sustained?.serverCpuUsPerDelivery, peer?.sustained?.serverCpuUsPerDelivery), ''],
-    ['c. writes answered 200 (writer lag ms); s after the window until all were delivered', `${ours?.sustained?.writes.ok ?? '-'} (${ours?.sustained?.writes.lagMs ?? '-'}); ${f(ours?.sustained?.drainedSeconds)}`, `${peer?.sustained?.writes.ok ?? '-'} (${peer?.sustained?.writes.lagMs ?? '-'}); ${f(peer?.sustained?.drainedSeconds)}`, '', ''],
+    ['c. writes answered 200 (writer lag ms); s after the window until all were delivered', `${ours?.sustained?.writes.ok ?? '-'} (${ours?.sustained?.writes.lagMs ?? '-'}); ${drained(ours?.sustained)}`, `${peer?.sustained?.writes.ok ?? '-'} (${peer?.sustained?.writes.lagMs ?? '-'}); ${drained(peer?.sustained)}`, '', ''],
     ['c. the SSE client processes\' CPU, % of a core', f(ours?.sustained?.clientCpuPercent, 0), f(peer?.sustained?.clientCpuPercent, 0), '', ''],
     ['c. streams resumed after being cut (b and c)', String((ours?.sustained?.reconnects ?? 0) + (ours?.single?.reconnects ?? 0)), String((peer?.sustained?.reconnects ?? 0) + (peer?.single?.reconnects ?? 0)), '', ''],
     ['c. samples with another database\'s write transaction open (longest ms)', others(ours?.sustained), others(peer?.sustained), '', ''],
