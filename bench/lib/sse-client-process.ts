@@ -24,7 +24,8 @@ const subscribers: Subscriber[] = [];
 /** Each event id seen since the last reset: its createdAt (epoch ms), receipts, and its slowest receipt. */
 const events = new Map<string, { createdAt: number; receipts: number; slowest: number }>();
 const BUCKET_MS = 0.1;
-let histogram = new Uint32Array(1_000_000);
+/** 0.1 ms buckets up to 300 s; a later receipt counts in the last. */
+let histogram = new Uint32Array(3_000_000);
 let pings = 0;
 let errors = 0;
 let reconnects = 0;
