@@ -1,7 +1,7 @@
 /**
  * Prints EXPLAIN (ANALYZE, BUFFERS) of every query the leads list runs for each benchmark case
  * (first page, pageSize 100, on the large workspace), captured from the real query module, as
- * Markdown, then how often PostgreSQL re-planned each prepared first page.
+ * Markdown.
  * Run after `npm run bench` has loaded the data:
  *   npx tsx bench/explain.ts [BENCH_DATABASE_URL]
  */
@@ -46,30 +46,6 @@ async function main(): Promise<void> {
   }
   await client.end();
   await db.destroy();
-  await printPlanCache(url, org.id, cases.filter(([, filters]) => !filters.search));
-}
-
-/**
- * Runs each prepared first page 20 times in one session with PostgreSQL's own choice of plans
- * (plan_cache_mode auto, as the service ran them before its prepared reads got a pool forcing
- * generic plans: connect.ts), and prints how many of those calls PostgreSQL planned afresh
- * (custom) and how many reused the statement's generic plan. It plans five custom plans first,
- * then keeps the generic plan only if its estimated cost is no worse than theirs (what that
- * choice cost: docs/performance.md, "Generic plans forced for the compiled statements").
- */
-async function printPlanCache(url: string, orgId: string, cases: [string, leads.LeadListFilters][]): Promise<void> {
-  console.log('\n#### Plans of the prepared first pages, 20 calls each in one session\n');
-  console.log('| case | custom plans | generic plans |\n|---|---:|---:|');
-  for (const [name, filters] of cases) {
-    // A session of its own per case, so each counts only its statement.
-    const session = createDb({ url, poolMax: 1, namedStatements: true });
-    for (let i = 0; i < 20; i++) await leads.listAsJson(session, orgId, filters, { page: 1, pageSize: 100 });
-    const { rows } = await session.raw<{ rows: { custom: string; generic: string }[] }>(
-      "select custom_plans as custom, generic_plans as generic from pg_prepared_statements where name like 'wsapi%'",
-    );
-    console.log(`| ${name} | ${rows.map((r) => r.custom).join(', ')} | ${rows.map((r) => r.generic).join(', ')} |`);
-    await session.destroy();
-  }
 }
 
 main().catch((err) => {

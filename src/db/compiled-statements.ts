@@ -118,12 +118,13 @@ interface PoolClient {
  * `build` made into a statement compiled once per shape: `build` must give the same text and
  * bindings for the same arguments, and take every value that varies from call to call through
  * `CallValues.of` (tests/property/compiled-page.property.test.ts holds the leads list's to it).
- * Runs named for preparing where the pool allows it (prepared-statements.ts), on the pool
+ * Runs named for preparing where the pool allows it (prepared-statements.ts), unless `named` is
+ * false (a statement whose best plan depends on its values), on the pool
  * `runCompiledStatementsOn` gave. Outside a transaction it runs straight on a pooled connection:
  * knex's query runner builds again what is already built. It still tells knex's `query`
  * listeners, as knex would.
  */
-export function compiledPerShape<Args>(build: (db: Db, args: Args) => Knex.QueryBuilder | Knex.Raw) {
+export function compiledPerShape<Args>(build: (db: Db, args: Args) => Knex.QueryBuilder | Knex.Raw, { named = true }: { named?: boolean } = {}) {
   const byShape = new Map<string, Compiled>();
   return (db: Db, args: Args, values: CallValues): BoundStatement => {
     const shape = JSON.stringify(args);
@@ -135,23 +136,25 @@ export function compiledPerShape<Args>(build: (db: Db, args: Args) => Knex.Query
     const bindings = compiled.bindings.map((b) => ('value' in b ? values.values[b.value] : b.constant));
     const session = compiledStatementsPoolOf(db);
     const readTimeout = readTimeoutOf(session);
-    const { sql, nativeSql, name } = compiled;
+    const { sql, nativeSql } = compiled;
+    const name = named ? compiled.name : undefined;
     return {
       sql: nativeSql,
       bindings,
       async rows<Row>(types?: pg.CustomTypesConfig): Promise<Row[]> {
         if (session.isTransaction) {
           // A transaction's statements go on its own connection, which knex holds.
-          const query = withStatementName(session, session.raw(sql, bindings as Knex.RawBinding[]), name);
+          const raw = session.raw(sql, bindings as Knex.RawBinding[]);
+          const query = name === undefined ? raw : withStatementName(session, raw, name);
           if (types) query.options({ types });
           return ((await query) as unknown as { rows: Row[] }).rows;
         }
         const client = session.client as unknown as PoolClient;
         const connection = await client.acquireConnection();
         try {
-          const named = allowsNamedStatements(session) ? { name } : {};
-          client.emit('query', { method: 'raw', sql: nativeSql, bindings, options: named });
-          const config = { text: nativeSql, values: bindings as unknown[], ...named, ...(types && { types }) };
+          const naming = name !== undefined && allowsNamedStatements(session) ? { name } : {};
+          client.emit('query', { method: 'raw', sql: nativeSql, bindings, options: naming });
+          const config = { text: nativeSql, values: bindings as unknown[], ...naming, ...(types && { types }) };
           const result = await runOn<Row & pg.QueryResultRow>(connection, config, readTimeout);
           return result.rows;
         } finally {

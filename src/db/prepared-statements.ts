@@ -29,12 +29,10 @@ interface Preparable {
 /**
  * Runs `query` as a named prepared statement where the pool allows it: PostgreSQL parses its text
  * once per connection, and after five calls keeps one generic plan if that costs no more than
- * planning each call with its values (the leads list's first page took about as long to plan as
- * to run). A page's LIMIT belongs in the text: as a parameter the generic plan cannot see it,
- * costs the page as a tenth of the rows that match, and loses. Only for queries whose best plan
- * does not depend on their values: a search's does (a rare term wants the trigram index, a common
- * one the list's order), so searches are planned on every call. The name is a hash of the text:
- * two texts never share one.
+ * planning each call with its values. Only for queries whose best plan does not depend on their
+ * values: a lead list's page does (a large workspace's wants the list's index walked in order, a
+ * small one's a read and sort; a search's term, an OFFSET), so pages are planned on every call.
+ * The name is a hash of the text: two texts never share one.
  */
 export function prepared<Q extends Preparable>(db: object, query: Q): Q {
   if (!allowsNamedStatements(db)) return query;

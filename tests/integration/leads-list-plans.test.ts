@@ -294,14 +294,16 @@ describe('leads list query plans (EXPLAIN on real PostgreSQL)', () => {
     expect(used).toContain('Bitmap Index Scan leads_contact_phone_digits_trgm_idx');
   });
 
-  itOnOneNode.each([
-    ['no filter', 'leads_org_order_idx', (): LeadListFilters => ({})],
-    ['status', 'leads_org_status_order_idx', (): LeadListFilters => ({ status: 'CONTACTED' })],
-    ['assignedToId', 'leads_org_assignee_order_idx', (): LeadListFilters => ({ assignedToId: member })],
-    ['unassigned', 'leads_org_unassigned_order_idx', (): LeadListFilters => ({ assignedToId: 'unassigned' })],
-  ])('writes the first page\'s LIMIT into the prepared text (%s), and its generic plan still reads %s in order (one node: generic plans)', async (_label, index, filters) => {
-    const sent: { sql: string; bindings: unknown[] }[] = [];
-    const record = (q: { sql: string; bindings: unknown[] }) => sent.push(q);
+  it.each([
+    ['no filter', (): LeadListFilters => ({})],
+    ['status', (): LeadListFilters => ({ status: 'CONTACTED' })],
+    ['assignedToId', (): LeadListFilters => ({ assignedToId: member })],
+    ['unassigned', (): LeadListFilters => ({ assignedToId: 'unassigned' })],
+  ])('sends the first page (%s) unnamed, so that it is planned with its workspace\'s own numbers on every call', async (_label, filters) => {
+    // A generic plan knows only the average workspace: among many small ones (a full test run's
+    // database), it read and sorted this workspace's every lead for the assignee filter.
+    const sent: { sql: string; options?: { name?: string } }[] = [];
+    const record = (q: { sql: string; options?: { name?: string } }) => sent.push(q);
     db.on('query', record);
     try {
       await leads.listAsJson(db, orgId, filters(), { page: 1, pageSize: 100 });
@@ -309,31 +311,6 @@ describe('leads list query plans (EXPLAIN on real PostgreSQL)', () => {
       db.removeListener('query', record);
     }
     const page = sent.find((q) => pageQuery(q.sql))!;
-    // As a parameter the LIMIT is unknown to a generic plan, which then costs the page as a tenth
-    // of the workspace: PostgreSQL kept re-planning the statement on every call.
-    expect(page.sql).toContain('limit 101)');
-    expect(page.sql).not.toMatch(/limit \$\d/);
-
-    // Whenever PostgreSQL does switch to the generic plan (chosen without the workspace's own
-    // numbers), it must still walk the filter's index in the list's order: never read and sort.
-    const connection = await db.client.acquireConnection();
-    try {
-      await connection.query('begin');
-      await connection.query('set local plan_cache_mode = force_generic_plan');
-      await connection.query(`prepare generic_page_check as ${page.sql}`);
-      const values = page.bindings.map((v) => (typeof v === 'number' ? String(v) : connection.escapeLiteral(String(v))));
-      const explained = await connection.query(`explain (format json) execute generic_page_check(${values.join(', ')})`);
-      const plan = localPlanOf((explained.rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0]!.Plan);
-      const nodes = pageNodesOf(plan);
-      expect(nodes.filter((n) => n['Node Type'].includes('Index')).map((n) => n['Index Name'])[0]).toBe(index);
-      // PostgreSQL 18 sorts the page's own 101 rows again above the subquery: harmless. A Sort of
-      // more rows than the page would be reading and sorting the workspace.
-      const sorts = nodes.filter((n) => n['Node Type'].includes('Sort'));
-      expect(sorts.filter((n) => (n['Plan Rows'] ?? 0) > 101)).toEqual([]);
-    } finally {
-      await connection.query('rollback');
-      await connection.query('deallocate generic_page_check').catch(() => undefined); // absent if preparing it failed
-      await db.client.releaseConnection(connection);
-    }
+    expect(page.options?.name).toBeUndefined();
   });
 });

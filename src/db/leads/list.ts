@@ -141,9 +141,9 @@ async function withTotal<P extends { fetched: number; total: number | null }>(
 async function pageRows<Row>(db: Db, args: PageArgs): Promise<Row[]> {
   const { filters, position } = args;
   // First and keyset pages cost about the same on every call: their statement is compiled once
-  // per shape and runs named, on the hot reads' pool (compiled-page.ts). A search's plan depends
-  // on its term, and an OFFSET's cost grows with it (a generic plan cannot see it and went
-  // parallel for a 101-row page): those are built and planned on every call.
+  // per shape and runs on the hot reads' pool (compiled-page.ts). A search's plan depends on its
+  // term, and an OFFSET's cost grows with it: those are built on every call. None is prepared
+  // under a name: each page's plan depends on its workspace's size.
   const planEachCall = filters.search !== undefined || ('page' in position && offsetOf(position) > 0);
   // A JSON page's 200 sort-key timestamps stay text; only the last row's are parsed (parseTimestamp).
   const types = args.as === 'json' ? TIMESTAMPS_AS_TEXT : undefined;
