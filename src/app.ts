@@ -32,6 +32,7 @@ import { createStreamTokenAuthenticator } from './auth/stream-access';
 import { createOpenStreams, type OpenStreams, type StreamSettings } from './http/open-streams';
 import { createLiveFeeds, type LiveFeeds } from './live/live-feeds';
 import { createWakeUps, type WakeUps } from './live/wake-ups';
+import { createDatabaseNodes, DEFAULT_NODE_SETTINGS, type DatabaseNodes } from './db/nodes';
 
 /** Live updates as index.ts wires them: wake-ups shared with other instances, the feeds they wake, the open streams. */
 export interface LiveDeps {
@@ -45,9 +46,9 @@ export interface LiveDeps {
 export const DEFAULT_STREAM_SETTINGS: StreamSettings = { pingMs: 10_000, maxDurationMs: 1_800_000, recheckMs: 500 };
 
 /** Live updates within one process (no other instance hears of its writes): tests, and what createApp makes when given none. */
-export function createLocalLive(db: Db, logger: Logger, settings: StreamSettings = DEFAULT_STREAM_SETTINGS, invalidation?: CacheInvalidation): LiveDeps {
+export function createLocalLive(db: Db, logger: Logger, settings: StreamSettings = DEFAULT_STREAM_SETTINGS, invalidation?: CacheInvalidation, nodes?: DatabaseNodes): LiveDeps {
   const wakeUps = createWakeUps(undefined, logger);
-  return { wakeUps, feeds: createLiveFeeds({ db, wakeUps, logger }), streams: createOpenStreams(settings, { invalidation, logger }), settings };
+  return { wakeUps, feeds: createLiveFeeds({ db, nodes, wakeUps, logger }), streams: createOpenStreams(settings, { invalidation, logger, nodes }), settings };
 }
 
 export interface AppDeps {
@@ -70,19 +71,22 @@ export interface AppDeps {
   subscriptions?: SubscriptionRegistry;
   /** Live updates (index.ts: woken across instances); one process's own when absent. */
   live?: LiveDeps;
+  /** The database's nodes, with their bulkheads and breakers (index.ts sizes them from the config); defaults when absent. */
+  nodes?: DatabaseNodes;
 }
 
 /** Builds the HTTP application; never listens (index.ts does), so tests drive it directly. */
 export function createApp(deps: AppDeps): Express {
   const { db, config, logger, registry = createProcedureRegistry(), cacheInvalidation, rateLimiter, onOutputMismatch } = deps;
   const subscriptions = deps.subscriptions ?? createSubscriptionRegistry(registry);
-  const live = deps.live ?? createLocalLive(db, logger, DEFAULT_STREAM_SETTINGS, cacheInvalidation);
+  const nodes = deps.nodes ?? createDatabaseNodes(db, DEFAULT_NODE_SETTINGS, logger);
+  const live = deps.live ?? createLocalLive(db, logger, DEFAULT_STREAM_SETTINGS, cacheInvalidation, nodes);
   const app = express();
   app.disable('x-powered-by');
   // req.ip (what failed authentications are counted against) reads X-Forwarded-For only from these proxies.
   app.set('trust proxy', config.TRUST_PROXY ?? false);
   app.set('etag', false);
-  const metrics = createMetrics(db);
+  const metrics = createMetrics(db, nodes);
   app.use(requestLog({ logger, metrics, labelsOf: createRouteLabeller(app, (name) => registry.has(name) || subscriptions.has(name)) }));
   // Before every router, so every answer (errors and preflights too) carries helmet's headers and CORS.
   app.use(edgeHeaders());
@@ -114,12 +118,12 @@ export function createApp(deps: AppDeps): Express {
     subscriptions, db, authenticate, rateLimiter, webhookUrlPolicy, live: live.feeds, streams: live.streams, settings: live.settings,
     streamTokens: createStreamTokenAuthenticator({ keys: authenticator, tokenKey: jwtKeys.token, readAccess }),
   }));
-  app.use(rpcRouter({ registry, db, authenticate, rateLimiter, webhookUrlPolicy, onOutputMismatch: outputMismatch, onCommitted }, config.BODY_LIMIT));
-  app.use(leadsRouter({ db, authenticate, rateLimiter }));
+  app.use(rpcRouter({ registry, db, nodes, authenticate, rateLimiter, webhookUrlPolicy, onOutputMismatch: outputMismatch, onCommitted }, config.BODY_LIMIT));
+  app.use(leadsRouter({ db, nodes, authenticate, rateLimiter }));
   // The single-lead routes run leads.create/getById/update/delete with the action endpoints' deps.
-  app.use(leadRoutes({ registry, db, authenticate, rateLimiter, webhookUrlPolicy, onOutputMismatch: outputMismatch, onCommitted }, config.BODY_LIMIT));
+  app.use(leadRoutes({ registry, db, nodes, authenticate, rateLimiter, webhookUrlPolicy, onOutputMismatch: outputMismatch, onCommitted }, config.BODY_LIMIT));
   app.use(streamTokenRouter({ subscriptions, authenticate, jwtKeys, rateLimiter }, config.BODY_LIMIT));
-  app.use(healthRouter({ db, logger }));
+  app.use(healthRouter({ db, logger, nodes }));
   app.use(metricsRouter({ registry: metrics.registry, token: config.METRICS_TOKEN }));
   app.use(playgroundRouter({ jwtKeys, readAccess }, config.BODY_LIMIT));
 

@@ -32,8 +32,17 @@ const schema = z.object({
   DB_POOL_MAX: z.coerce.number().int().min(1).max(1000).default(10),
   /** How long a request waits for a database connection (or a new one's handshake) before a 503: fail fast while PostgreSQL is down. */
   DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(3000),
-  /** PostgreSQL cancels a statement of a request running longer (0: never); migrations and the CLI go without. */
-  DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(15_000),
+  /**
+   * PostgreSQL cancels a statement of a request running longer (0: never): also how soon a hung
+   * node's requests give up (docs/scaling.md). Searches get 15 s; migrations and the CLI go without.
+   */
+  DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(2000),
+  /** The share of DB_POOL_MAX that the requests of one Citus node's workspaces may use at once (its bulkhead). */
+  DB_NODE_POOL_SHARE: z.coerce.number().min(0.05).max(1).default(0.5),
+  /** Consecutive failures (unreachable, timed out) of a node's requests that open its circuit breaker. */
+  DB_BREAKER_FAILURES: z.coerce.number().int().min(1).max(1000).default(3),
+  /** How long an open breaker answers its node's workspaces 503 at once before one trial request goes through. */
+  DB_BREAKER_OPEN_MS: z.coerce.number().int().min(100).max(600_000).default(1000),
   /**
    * The hottest reads as named prepared statements (src/db/prepared-statements.ts). `false` behind
    * PgBouncer older than 1.21 in transaction mode.

@@ -17,6 +17,7 @@ import { createRateLimiterFromConfig } from './ratelimit/rate-limiter-from-confi
 import { startEventsRetention } from './events/retention';
 import { createDeliveryWorkerFromConfig } from './webhooks/worker-from-config';
 import { createLiveUpdates } from './server/live-updates';
+import { createDatabaseNodes } from './db/nodes';
 
 /** Starts the service: DATABASE_URL when set, else the embedded database (demo data on first start). */
 async function main(): Promise<void> {
@@ -29,14 +30,18 @@ async function main(): Promise<void> {
 
   // Live updates share the key caches' LISTEN connection, which connects in the background: until
   // its first round trip succeeds, keys get the short TTL.
+  const nodes = createDatabaseNodes(database.db, {
+    poolMax: config.DB_POOL_MAX, poolShare: config.DB_NODE_POOL_SHARE, queueTimeoutMs: config.DB_ACQUIRE_TIMEOUT_MS,
+    failuresToOpen: config.DB_BREAKER_FAILURES, openMs: config.DB_BREAKER_OPEN_MS,
+  }, logger);
   const { live, cacheInvalidation, stop: stopLiveUpdates } = createLiveUpdates({
-    db: database.db, databaseUrl: config.DATABASE_URL ?? database.embedded!.url, logger, redisUrl: config.REDIS_URL, pollMs: config.LIVE_POLL_MS,
+    db: database.db, nodes, databaseUrl: config.DATABASE_URL ?? database.embedded!.url, logger, redisUrl: config.REDIS_URL, pollMs: config.LIVE_POLL_MS,
     settings: { pingMs: config.SSE_PING_MS, maxDurationMs: config.SSE_MAX_DURATION_MS, recheckMs: config.SSE_RECHECK_MS },
   });
   cacheInvalidation.start();
   logger.info(`live updates: wake-ups through ${config.REDIS_URL ? 'Redis pub/sub' : 'PostgreSQL LISTEN/NOTIFY'}`);
   const rateLimiter = await createRateLimiterFromConfig(config, logger);
-  const server = createHttpServer(createApp({ db: database.db, config: { ...config, ...jwtSecrets.secrets }, logger, cacheInvalidation, rateLimiter, live })).listen(config.PORT, config.HOST);
+  const server = createHttpServer(createApp({ db: database.db, config: { ...config, ...jwtSecrets.secrets }, logger, cacheInvalidation, rateLimiter, live, nodes })).listen(config.PORT, config.HOST);
   await once(server, 'listening');
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;

@@ -15,7 +15,25 @@ const DEFAULT_ACQUIRE_TIMEOUT_MS = 3000;
  * How much longer than the statement timeout the driver waits for an answer before giving up on
  * the socket: the server cancels first, so this fires only when the connection itself is dead.
  */
-const QUERY_TIMEOUT_SLACK_MS = 2000;
+const QUERY_TIMEOUT_SLACK_MS = 1000;
+
+/**
+ * The statement timeout of the few statements that may rightly run long on a large workspace (a
+ * search's count of a common term): the pool's own (DB_STATEMENT_TIMEOUT_MS, 2 s by default) is
+ * also how soon a hung node's requests give up, and must stay short.
+ */
+export const LONG_STATEMENT_TIMEOUT_MS = 15_000;
+
+/** Given to each long statement's query (`.options(...)`): the driver waits as long as the server may run it. */
+export const LONG_STATEMENT_OPTIONS = { query_timeout: LONG_STATEMENT_TIMEOUT_MS + QUERY_TIMEOUT_SLACK_MS } as const;
+
+/** Runs `work` in a transaction whose statements may run LONG_STATEMENT_TIMEOUT_MS; each query must take LONG_STATEMENT_OPTIONS too. */
+export function withLongStatements<T>(db: Db, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  return db.transaction(async (trx) => {
+    await trx.raw(`set local statement_timeout = ${LONG_STATEMENT_TIMEOUT_MS}`);
+    return work(trx);
+  });
+}
 
 export interface DbOptions {
   url: string;

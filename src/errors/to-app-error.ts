@@ -35,6 +35,11 @@ function unavailable(message: string, cause: unknown): AppError {
   return new AppError('SERVICE_UNAVAILABLE', message, { cause, headers: RETRY_AFTER });
 }
 
+/** Whether `err` answers 503 SERVICE_UNAVAILABLE: the database or one of its nodes cannot answer now. */
+export function isUnavailable(err: unknown): boolean {
+  return toAppError(err).code === 'SERVICE_UNAVAILABLE';
+}
+
 /**
  * Maps anything thrown to an AppError. Errors from body parsing, PostgreSQL and the pool are
  * translated here, in one place; anything unknown becomes a generic 500 that carries no detail.

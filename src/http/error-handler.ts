@@ -24,9 +24,10 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     const error = toAppError(err);
     const status = httpStatusOf(error.code);
     if (error.code === 'SERVICE_UNAVAILABLE') {
-      // An outage refuses every request at once: one short line each, not a stack apiece.
+      // Retryable and self-healing: the request's own line says why, at warn (request-log.ts),
+      // short, not a stack apiece, as an outage refuses every request at once.
       const cause = (error.cause ?? err) as { code?: unknown; message?: unknown };
-      logger.warn({ reqId: res.locals.requestId, path: req.path, cause: { code: cause.code, message: cause.message } }, error.message);
+      res.locals.unavailableCause = { code: cause.code, message: cause.message };
     } else if (status >= 500) {
       logger.error({ err: error.cause ?? err, reqId: res.locals.requestId, path: req.path }, error.message);
     }

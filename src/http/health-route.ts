@@ -3,6 +3,7 @@ import type { Db } from '../db/knex';
 import type { Logger } from '../logger';
 import { isSchemaCurrent } from '../db/migrator';
 import { poolsOf } from '../db/compiled-statements';
+import type { DatabaseNodes } from '../db/nodes';
 
 type Problem = 'database unreachable' | 'migrations pending';
 
@@ -13,8 +14,10 @@ const READINESS_TIMEOUT_MS = 2000;
  * `GET /healthz`: the process answers (no database: a slow database must not get the process
  * restarted). `GET /readyz`: the database answers on every pool and every migration is applied, else 503 with
  * a fixed reason; the cause goes to the log, never to the answer. No auth, no versions.
+ * Readiness asks the coordinator alone: an instance whose one worker is down is still the right
+ * place for the other workspaces' requests, so such a node is named in `degraded`, still 200.
  */
-export function healthRouter(deps: { db: Db; logger: Logger; timeoutMs?: number }): Router {
+export function healthRouter(deps: { db: Db; logger: Logger; nodes: DatabaseNodes; timeoutMs?: number }): Router {
   const router = express.Router({ caseSensitive: true });
   const timeoutMs = deps.timeoutMs ?? READINESS_TIMEOUT_MS;
   // Migrations only move forward while the process runs: once current, only reachability is asked.
@@ -45,8 +48,9 @@ export function healthRouter(deps: { db: Db; logger: Logger; timeoutMs?: number 
       deps.logger.warn({ err }, 'readiness check: database unreachable');
       problem = 'database unreachable';
     }
-    if (problem) res.status(503).json({ status: 'unavailable', reason: problem });
-    else res.json({ status: 'ready' });
+    const degraded = deps.nodes.report().filter((n) => n.state !== 'closed').map(({ node, state }) => ({ node, state }));
+    if (problem) res.status(503).json({ status: 'unavailable', reason: problem, ...(degraded.length > 0 && { degraded }) });
+    else res.json({ status: 'ready', ...(degraded.length > 0 && { degraded }) });
   });
   return router;
 }

@@ -1,3 +1,4 @@
+import { onNode, type DatabaseNodes } from '../db/nodes';
 import { AppError } from '../errors/app-error';
 import { assertMaximumTier, assertScope, type Principal } from '../auth/principal';
 import type { CacheInvalidation } from '../auth/key-invalidation';
@@ -38,7 +39,7 @@ export interface OpenStreams {
   stop(): void;
 }
 
-export function createOpenStreams(settings: StreamSettings, deps: { invalidation?: CacheInvalidation; logger: Logger }): OpenStreams {
+export function createOpenStreams(settings: StreamSettings, deps: { invalidation?: CacheInvalidation; logger: Logger; nodes?: DatabaseNodes }): OpenStreams {
   const streams = new Set<OpenStream>();
   let checking = false;
   let checkAgain = false;
@@ -86,7 +87,8 @@ export function createOpenStreams(settings: StreamSettings, deps: { invalidation
   async function recheckGroup(group: OpenStream[]): Promise<void> {
     let principal: Principal;
     try {
-      principal = await group[0]!.recheck();
+      const first = group[0]!;
+      principal = await onNode(deps.nodes, first.principal.orgId, () => first.recheck());
       assertMaximumTier(principal);
     } catch (err) {
       // Only a verdict on the credential ends its streams; a database that cannot answer now does not.

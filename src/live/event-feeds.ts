@@ -1,4 +1,6 @@
 import type { Db } from '../db/knex';
+import { onNode, type DatabaseNodes } from '../db/nodes';
+import { isUnavailable } from '../errors/to-app-error';
 import type { Logger } from '../logger';
 import * as eventsQueries from '../db/events';
 import type { EventPosition, PlacedEvent, WorkspaceEvent } from '../db/events';
@@ -25,6 +27,8 @@ export interface EventFeeds {
 
 export interface EventFeedOptions {
   db: Db;
+  /** Reads of a workspace's events run within its node's bulkhead and breaker (absent: straight). */
+  nodes?: DatabaseNodes;
   wakeUps: WakeUps;
   logger: Logger;
   /** Each feed also reads this often on its own, so a wake-up lost (an instance died after its commit) only delays. */
@@ -64,7 +68,10 @@ interface Feed {
  * so it covers everything before those batches; then only events after the follower's own last
  * one are sent. Positions only grow (the horizon rule of listAfter), so comparing them is enough.
  */
-export function createEventFeeds({ db, wakeUps, logger, pollMs = 10_000 }: EventFeedOptions): EventFeeds {
+export function createEventFeeds({ db, nodes, wakeUps, logger, pollMs = 10_000 }: EventFeedOptions): EventFeeds {
+  const readAfter = (orgId: string, position: EventPosition) =>
+    onNode(nodes, orgId, () => eventsQueries.readAfter(db, orgId, position, PAGE));
+
   const feeds = new Map<string, Feed | Promise<Feed>>();
 
   const unsubscribe = wakeUps.subscribe((orgId) => {
@@ -120,7 +127,7 @@ export function createEventFeeds({ db, wakeUps, logger, pollMs = 10_000 }: Event
         feed.again = false;
         let page;
         do {
-          page = await eventsQueries.readAfter(db, feed.orgId, feed.position, PAGE);
+          page = await readAfter(feed.orgId, feed.position);
           if (page.entries.length > 0) {
             feed.position = page.entries.at(-1)!.position;
             for (const follower of feed.followers) hand(follower, page.entries);
@@ -130,7 +137,8 @@ export function createEventFeeds({ db, wakeUps, logger, pollMs = 10_000 }: Event
       } while (feed.again && feed.followers.size > 0);
       if (!heldBack) feed.retryMs = HELD_BACK_FIRST_RETRY_MS;
     } catch (err) {
-      logger.warn({ err, orgId: feed.orgId }, 'live updates: could not read the workspace\'s events; trying again');
+      // A node known to be down is said once, by its breaker; each feed's retry is not news.
+      logger[isUnavailable(err) ? 'debug' : 'warn']({ err, orgId: feed.orgId }, 'live updates: could not read the workspace\'s events; trying again');
       heldBack = true;
     } finally {
       feed.reading = false;
@@ -158,7 +166,7 @@ export function createEventFeeds({ db, wakeUps, logger, pollMs = 10_000 }: Event
   async function catchUp(orgId: string, follower: Follower, isStopped: () => boolean): Promise<void> {
     let page;
     do {
-      page = await eventsQueries.readAfter(db, orgId, follower.position, PAGE);
+      page = await readAfter(orgId, follower.position);
       if (isStopped()) return;
       if (page.entries.length > 0) {
         follower.position = page.entries.at(-1)!.position;

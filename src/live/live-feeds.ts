@@ -1,4 +1,5 @@
 import type { Db } from '../db/knex';
+import type { DatabaseNodes } from '../db/nodes';
 import type { Logger } from '../logger';
 import { createEventFeeds, type EventFeeds } from './event-feeds';
 import { createThrottledRefresh, type ThrottledRefresh } from './throttled-refresh';
@@ -11,7 +12,7 @@ export interface LiveFeeds {
   stop(): void;
 }
 
-export function createLiveFeeds(deps: { db: Db; wakeUps: WakeUps; logger: Logger; pollMs?: number }): LiveFeeds {
+export function createLiveFeeds(deps: { db: Db; nodes?: DatabaseNodes; wakeUps: WakeUps; logger: Logger; pollMs?: number }): LiveFeeds {
   const events = createEventFeeds(deps);
   const refresh = createThrottledRefresh(deps);
   return {

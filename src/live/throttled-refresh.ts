@@ -1,4 +1,6 @@
 import type { Logger } from '../logger';
+import { onNode, type DatabaseNodes } from '../db/nodes';
+import { isUnavailable } from '../errors/to-app-error';
 import type { WakeUps } from './wake-ups';
 
 /** A reader of a value computed from a workspace's data (its lead stats). */
@@ -30,7 +32,7 @@ interface Workspace {
   again: boolean;
 }
 
-export function createThrottledRefresh({ wakeUps, logger, intervalMs = 1000 }: { wakeUps: WakeUps; logger: Logger; intervalMs?: number }): ThrottledRefresh {
+export function createThrottledRefresh({ wakeUps, logger, nodes, intervalMs = 1000 }: { wakeUps: WakeUps; logger: Logger; nodes?: DatabaseNodes; intervalMs?: number }): ThrottledRefresh {
   const workspaces = new Map<string, Workspace>();
 
   const unsubscribe = wakeUps.subscribe((orgId) => {
@@ -58,11 +60,11 @@ export function createThrottledRefresh({ wakeUps, logger, intervalMs = 1000 }: {
     workspace.lastRefresh = Date.now();
     for (const group of workspace.groups.values()) {
       try {
-        const value = await group.compute();
+        const value = await onNode(nodes, orgId, group.compute);
         for (const watcher of group.watchers) watcher.deliver(value);
       } catch (err) {
         // The next change computes again; a watcher keeps the last value meanwhile.
-        logger.warn({ err, orgId }, 'live updates: could not compute a refreshed value');
+        logger[isUnavailable(err) ? 'debug' : 'warn']({ err, orgId }, 'live updates: could not compute a refreshed value');
       }
     }
     workspace.refreshing = false;

@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Db } from '../db/knex';
 import { poolsOf } from '../db/compiled-statements';
+import type { DatabaseNodes, NodeReport } from '../db/nodes';
 
 /** What the request observer needs; the registry is what /metrics renders. */
 export interface Metrics {
@@ -22,7 +23,7 @@ interface TarnPool {
  * as in the tests, never register a metric twice. Default process metrics are collected once,
  * here, when the registry is made.
  */
-export function createMetrics(db: Db): Metrics {
+export function createMetrics(db: Db, nodes?: DatabaseNodes): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
@@ -42,6 +43,7 @@ export function createMetrics(db: Db): Metrics {
   // The hot reads' compiled statements have a pool of their own (connect.ts): the gauges add both.
   const pools = poolsOf(db);
   registerPoolGauges(registry, () => pools.map((pool) => (pool.client as { pool?: TarnPool }).pool));
+  if (nodes) registerNodeGauges(registry, nodes);
   // prom-client hashes a label object on every call; the children are kept instead (routes and
   // statuses are bounded: unknown procedure names share one label).
   const counters = new Map<string, { inc(): void }>();
@@ -58,6 +60,40 @@ export function createMetrics(db: Db): Metrics {
       timer.observe(seconds);
     },
   };
+}
+
+const BREAKER_STATES: Record<NodeReport['state'], number> = { closed: 0, 'half-open': 1, open: 2 };
+
+/** Per database node, read when scraped from the nodes' own counts (src/db/nodes). */
+function registerNodeGauges(registry: Registry, nodes: DatabaseNodes): void {
+  const perNode = (name: string, help: string, read: (report: NodeReport) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['node'] as const,
+      registers: [registry],
+      collect() {
+        for (const report of nodes.report()) this.set({ node: report.node }, read(report));
+      },
+    });
+  perNode('db_node_breaker_state', 'Circuit breaker of the node: 0 closed, 1 half-open (one trial request), 2 open (its requests fail fast)', (r) => BREAKER_STATES[r.state]);
+  perNode('db_node_requests_in_flight', 'Requests of the node\'s workspaces using the database now (at most its bulkhead)', (r) => r.inFlight);
+  perNode('db_node_requests_queued', 'Requests waiting for room in the node\'s bulkhead', (r) => r.queued);
+  // Counts kept by the nodes, copied into counters when scraped.
+  const counted = (name: string, help: string, read: (report: NodeReport) => number) =>
+    new Counter({
+      name,
+      help,
+      labelNames: ['node'] as const,
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const report of nodes.report()) this.inc({ node: report.node }, read(report));
+      },
+    });
+  counted('db_node_timeouts_total', 'Requests of the node\'s workspaces whose statement timed out or whose answer never came', (r) => r.timeouts);
+  counted('db_node_failures_total', 'Requests of the node\'s workspaces that found it unreachable or timed out', (r) => r.failures);
+  counted('db_node_rejected_total', 'Requests answered 503 at once: breaker open, or no room in the bulkhead in time', (r) => r.rejected);
 }
 
 /** Read when scraped, so requests pay nothing for them; summed over the pools; a destroyed pool reads as empty. */

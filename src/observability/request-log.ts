@@ -34,7 +34,10 @@ export function requestLog(deps: Deps): RequestHandler {
     const { route, metricRoute } = deps.labelsOf(req, path);
     deps.metrics.observeRequest(metricRoute, status, seconds);
     const principal = principalOf(res);
-    const level = status >= 500 ? 'error' : QUIET_ROUTES.has(route) ? 'debug' : 'info';
+    // A 503 the client may retry (its cause on the same line) is expected in an outage and heals by
+    // itself: warn. Error is kept for what needs a person.
+    const cause = res.locals.unavailableCause as { code?: unknown; message?: unknown } | undefined;
+    const level = cause && status === 503 ? 'warn' : status >= 500 ? 'error' : QUIET_ROUTES.has(route) ? 'debug' : 'info';
     if (!deps.logger.isLevelEnabled(level)) return;
     deps.logger[level](
       {
@@ -48,6 +51,7 @@ export function requestLog(deps: Deps): RequestHandler {
         keyId: principal?.id,
         authKind: principal?.kind,
         aborted: res.writableFinished ? undefined : true,
+        cause,
       },
       'request',
     );

@@ -6,6 +6,7 @@ import { parseWithContext } from './parse-context';
 import { assertFieldChecks, checkedFieldsOf, inputProblems, runFieldChecks } from './field-checks';
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex';
+import type { DatabaseNodes } from '../db/nodes';
 import type { AnyProcedure, Registry } from './registry';
 import { readIdempotencyKey } from '../idempotency/idempotency-key';
 import { envelopeFormat, runIdempotently, type AnswerFormat, type IdempotentAnswer } from '../idempotency/run-idempotently';
@@ -37,6 +38,8 @@ export interface RpcCall {
 export interface DispatchDeps {
   registry: Registry;
   db: Db;
+  /** Each call's database work runs within its workspace's node's bulkhead and breaker. */
+  nodes: DatabaseNodes;
   authenticate(authorization: string | undefined): Promise<Principal>;
   /** Where webhook endpoints may point; `production` unless the app was built for development or tests. */
   webhookUrlPolicy: WebhookUrlPolicy;
@@ -97,14 +100,21 @@ export interface ProcedureCall {
 /**
  * The steps after the route has found the procedure and decoded its input, shared by the action
  * endpoints and the REST lead routes so both answer with the same rules and messages:
- * exposed -> scope -> input (its schema, and the checks of its fields that need the database,
- * answered together) -> idempotency key -> handler -> output check. No tier rule here: it belongs
- * to the action endpoints (dispatch).
+ * exposed -> scope -> (the workspace's node: bulkhead and breaker) -> input (its schema, and the
+ * checks of its fields that need the database, answered together) -> idempotency key -> handler
+ * -> output check. No tier rule here: it belongs to the action endpoints (dispatch).
  */
 export async function runProcedure(deps: DispatchDeps, call: ProcedureCall): Promise<{ output: unknown; answer?: IdempotentAnswer }> {
-  const { procedure, rawInput, principal } = call;
+  const { procedure, principal } = call;
   if (!procedure.exposed) throw new AppError('FORBIDDEN', `${procedure.name} is not exposed to the API`);
   assertScope(principal, procedure.scope);
+  // From here on the call reads its workspace: a node that does not answer fails it fast (503),
+  // and its calls never hold more than their share of the pool.
+  return deps.nodes.run(principal.orgId, () => runOnNode(deps, call));
+}
+
+async function runOnNode(deps: DispatchDeps, call: ProcedureCall): Promise<{ output: unknown; answer?: IdempotentAnswer }> {
+  const { procedure, rawInput, principal } = call;
   let parsed = parseWithContext(procedure.input, rawInput, { phoneRegion: principal.org.phoneRegion, webhookUrlPolicy: deps.webhookUrlPolicy });
   if (parsed instanceof Promise) parsed = await parsed;
   const checks = { db: deps.db, orgId: principal.orgId, webhookUrlPolicy: deps.webhookUrlPolicy };

@@ -1,4 +1,5 @@
 import type { Db } from '../db/knex';
+import type { DatabaseNodes } from '../db/nodes';
 import type { Logger } from '../logger';
 import { createCacheInvalidationListener, type CacheInvalidationListener } from '../auth/key-invalidation';
 import { createOpenStreams, type StreamSettings } from '../http/open-streams';
@@ -9,6 +10,8 @@ import type { LiveDeps } from '../app';
 
 export interface LiveUpdatesOptions {
   db: Db;
+  /** The feeds' reads and the streams' key checks run within their workspace's node's bulkhead and breaker. */
+  nodes?: DatabaseNodes;
   /** The database URL the LISTEN connection opens (the coordinator's on Citus). */
   databaseUrl: string;
   logger: Logger;
@@ -26,15 +29,15 @@ export interface LiveUpdatesOptions {
  * reconnection, when wake-ups may have been missed, wakes every reader).
  */
 export function createLiveUpdates(options: LiveUpdatesOptions): { live: LiveDeps; cacheInvalidation: CacheInvalidationListener; stop(): Promise<void> } {
-  const { db, databaseUrl, logger, settings, redisUrl } = options;
+  const { db, nodes, databaseUrl, logger, settings, redisUrl } = options;
   const wakeUps: WakeUps = createWakeUps(redisUrl ? redisTransport(redisUrl, () => wakeUps) : notifyTransport(db), logger);
   const cacheInvalidation = createCacheInvalidationListener({
     url: databaseUrl, db, logger,
     channels: redisUrl ? {} : { [WAKE_UPS_CHANNEL]: (payload) => wakeUps.receive(payload) },
   });
   if (!redisUrl) cacheInvalidation.subscribe((change) => change === 'reset' && wakeUps.wakeAll());
-  const feeds = createLiveFeeds({ db, wakeUps, logger, pollMs: options.pollMs });
-  const streams = createOpenStreams(settings, { invalidation: cacheInvalidation, logger });
+  const feeds = createLiveFeeds({ db, nodes, wakeUps, logger, pollMs: options.pollMs });
+  const streams = createOpenStreams(settings, { invalidation: cacheInvalidation, logger, nodes });
   return {
     live: { wakeUps, feeds, streams, settings },
     cacheInvalidation,

@@ -1,3 +1,4 @@
+import { DEFAULT_NODE_SETTINGS } from '../../src/db/nodes';
 import request from 'supertest';
 import type { Express } from 'express';
 import { createDb, type Db } from '../../src/db/knex';
@@ -24,7 +25,7 @@ import { sleep, until } from '../helpers/poll';
 const ACQUIRE_TIMEOUT_MS = 1000;
 /** Statement timeout 1 s: the driver gives up on a silent socket 2 s later (knex.ts). */
 const STATEMENT_TIMEOUT_MS = 1000;
-const QUERY_TIMEOUT_MS = STATEMENT_TIMEOUT_MS + 2000;
+const QUERY_TIMEOUT_MS = STATEMENT_TIMEOUT_MS + 1000; // knex.ts: QUERY_TIMEOUT_SLACK_MS
 const SLACK_MS = 3000;
 
 
@@ -222,6 +223,22 @@ describe('database faults', () => {
         expect(Date.now() - started).toBeGreaterThanOrEqual(QUERY_TIMEOUT_MS - 100);
         expect(Date.now() - started).toBeLessThan(QUERY_TIMEOUT_MS + SLACK_MS);
         await proxy.restore();
+        // Three timeouts in a row opened the database's breaker: answered at once for a second
+        // (src/db/nodes), then a trial request finds it answering again.
+        const fast = Date.now();
+        const refused = await list();
+        expect([refused.status, refused.headers['retry-after']]).toEqual([503, '1']);
+        expect(Date.now() - fast).toBeLessThan(500);
+        // Ready all the same (the database answers readiness), the node named as degraded, and
+        // counted: 'database' on one PostgreSQL, the workspace's worker (host:port) on Citus.
+        const node = process.env.WSAPI_TEST_CITUS === '1' ? expect.stringMatching(/^127\.0\.0\.1:\d+$/) : 'database';
+        const ready = await request(pair.app).get('/readyz');
+        expect([ready.status, ready.body]).toEqual([200, { status: 'ready', degraded: [{ node, state: 'open' }] }]);
+        const metrics = (await request(pair.app).get('/metrics')).text;
+        expect(metrics).toMatch(/^db_node_breaker_state\{node="[^"]+"\} 2$/m);
+        expect(metrics).toMatch(/^db_node_timeouts_total\{node="[^"]+"\} 3$/m);
+        expect(metrics).toMatch(/^db_node_rejected_total\{node="[^"]+"\} 1$/m);
+        await new Promise((resolve) => setTimeout(resolve, DEFAULT_NODE_SETTINGS.openMs));
         expect((await list()).status).toBe(200);
       } finally {
         await database.close();

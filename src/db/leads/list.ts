@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { Db } from '../knex';
+import { LONG_STATEMENT_OPTIONS, withLongStatements, type Db } from '../knex';
 import { offsetOf, toPage, type Pagination } from '../pagination';
 import { compiledPageStatement } from './compiled-page';
 import { leadsOf, toLead, type Lead, type LeadRow } from './shape';
@@ -83,7 +83,7 @@ export async function list(
   filters: LeadListFilters,
   position: ListPosition,
 ): Promise<{ leads: Lead[]; total: number; next: LeadSortKey | null }> {
-  const { page, total } = await withTotal(db, orgId, filters, position, async (withTotal) => {
+  const { page, total } = await withTotal(db, orgId, filters, position, async (db, withTotal) => {
     const rows = await pageRows<LeadRow & { total?: string }>(db, { orgId, filters, position, as: 'columns', withTotal });
     return { rows, fetched: rows.length, total: rows[0]?.total === undefined ? null : Number(rows[0].total) };
   });
@@ -99,7 +99,7 @@ export async function listAsJson(
   filters: LeadListFilters,
   position: ListPosition,
 ): Promise<{ leadsJson: string; total: number; next: LeadSortKey | null }> {
-  const { page, total } = await withTotal(db, orgId, filters, position, async (withTotal) => {
+  const { page, total } = await withTotal(db, orgId, filters, position, async (db, withTotal) => {
     const [row] = await pageRows<JsonPageRow>(db, { orgId, filters, position, as: 'json', withTotal });
     if (!row) throw new Error('an aggregate answers one row');
     return { row, fetched: row.fetched, total: row.total === undefined ? null : Number(row.total) };
@@ -117,24 +117,27 @@ export async function listAsJson(
  * rows; a statement that returned no row (a page past the end) asks the counters on their own. A
  * search must count its matches, so its page is read first: a numbered page that ends the list,
  * and is not empty past the first, already tells the total, and only a fuller answer pays for the count.
+ * A search's statements may run longer than the rest (withLongStatements).
  */
 async function withTotal<P extends { fetched: number; total: number | null }>(
   db: Db,
   orgId: string,
   filters: LeadListFilters,
   position: ListPosition,
-  read: (withTotal: boolean) => Promise<P>,
+  read: (db: Db, withTotal: boolean) => Promise<P>,
 ): Promise<{ page: P; total: number }> {
   if (!filters.search) {
-    const page = await read(true);
+    const page = await read(db, true);
     return { page, total: page.total ?? (await countByCounters(db, orgId, filters)) };
   }
-  const page = await read(false);
-  const offset = 'after' in position ? undefined : offsetOf(position);
-  const lastPage = offset !== undefined && page.fetched <= position.pageSize && (page.fetched > 0 || offset === 0);
-  if (lastPage) return { page, total: offset + page.fetched };
-  const counted = await applyFilters(leadsOf(db, orgId), orgId, filters).count<{ n: string }[]>({ n: '*' });
-  return { page, total: Number(counted[0]?.n ?? 0) };
+  return withLongStatements(db, async (trx) => {
+    const page = await read(trx, false);
+    const offset = 'after' in position ? undefined : offsetOf(position);
+    const lastPage = offset !== undefined && page.fetched <= position.pageSize && (page.fetched > 0 || offset === 0);
+    if (lastPage) return { page, total: offset + page.fetched };
+    const counted = await applyFilters(leadsOf(trx, orgId), orgId, filters).count<{ n: string }[]>({ n: '*' }).options(LONG_STATEMENT_OPTIONS);
+    return { page, total: Number(counted[0]?.n ?? 0) };
+  });
 }
 
 /** Up to pageSize + 1 rows of the page statement. */
@@ -149,7 +152,7 @@ async function pageRows<Row>(db: Db, args: PageArgs): Promise<Row[]> {
   const types = args.as === 'json' ? TIMESTAMPS_AS_TEXT : undefined;
   if (!planEachCall) return compiledPageStatement(db, args).rows<Row>(types);
   const query = pageStatement(db, args);
-  if (types) query.options({ types });
+  query.options({ ...(types && { types }), ...(filters.search !== undefined && LONG_STATEMENT_OPTIONS) });
   const result: unknown = await query;
   return (Array.isArray(result) ? result : (result as { rows: Row[] }).rows) as Row[];
 }
