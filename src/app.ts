@@ -123,7 +123,7 @@ export function createApp(deps: AppDeps): Express {
   // The single-lead routes run leads.create/getById/update/delete with the action endpoints' deps.
   app.use(leadRoutes({ registry, db, nodes, authenticate, rateLimiter, webhookUrlPolicy, onOutputMismatch: outputMismatch, onCommitted }, config.BODY_LIMIT));
   app.use(streamTokenRouter({ subscriptions, authenticate, jwtKeys, rateLimiter }, config.BODY_LIMIT));
-  app.use(healthRouter({ db, logger, nodes }));
+  app.use(healthRouter({ db, nodes }));
   app.use(metricsRouter({ registry: metrics.registry, token: config.METRICS_TOKEN }));
   app.use(playgroundRouter({ jwtKeys, readAccess }, config.BODY_LIMIT));
 

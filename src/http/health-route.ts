@@ -1,6 +1,5 @@
 import express, { type Router } from 'express';
 import type { Db } from '../db/knex';
-import type { Logger } from '../logger';
 import { isSchemaCurrent } from '../db/migrator';
 import { poolsOf } from '../db/compiled-statements';
 import type { DatabaseNodes } from '../db/nodes';
@@ -17,7 +16,7 @@ const READINESS_TIMEOUT_MS = 2000;
  * Readiness asks the coordinator alone: an instance whose one worker is down is still the right
  * place for the other workspaces' requests, so such a node is named in `degraded`, still 200.
  */
-export function healthRouter(deps: { db: Db; logger: Logger; nodes: DatabaseNodes; timeoutMs?: number }): Router {
+export function healthRouter(deps: { db: Db; nodes: DatabaseNodes; timeoutMs?: number }): Router {
   const router = express.Router({ caseSensitive: true });
   const timeoutMs = deps.timeoutMs ?? READINESS_TIMEOUT_MS;
   // Migrations only move forward while the process runs: once current, only reachability is asked.
@@ -45,7 +44,10 @@ export function healthRouter(deps: { db: Db; logger: Logger; nodes: DatabaseNode
     try {
       problem = await withTimeout(findProblem(), timeoutMs);
     } catch (err) {
-      deps.logger.warn({ err }, 'readiness check: database unreachable');
+      // Expected while the database restarts, and healing by itself: the probe's own request line
+      // says why, at warn (request-log.ts).
+      const cause = err as { code?: unknown; message?: unknown };
+      res.locals.unavailableCause = { code: cause.code, message: cause.message };
       problem = 'database unreachable';
     }
     const degraded = deps.nodes.report().filter((n) => n.state !== 'closed').map(({ node, state }) => ({ node, state }));

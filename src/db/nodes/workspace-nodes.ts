@@ -55,7 +55,7 @@ export function createWorkspaceNodes(db: Db, { refreshMs = 10_000 }: { refreshMs
     const known = shardOfWorkspace.get(orgId);
     if (known !== undefined) return known;
     const { rows } = await db.raw<{ rows: { shard: string }[] }>(
-      "select get_shard_id_for_distribution_column('organisations', ?)::text as shard",
+      "select get_shard_id_for_distribution_column('organisations', ?::text)::text as shard",
       [orgId],
     );
     const shard = rows[0]!.shard;
