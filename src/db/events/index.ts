@@ -240,7 +240,8 @@ export async function readAfter(
   const query = filters ? filteredEvents(db, orgId, filters) : db(TABLES.events).where({ org_id: orgId });
   const rows: (EventRow & { txid: string; seq: string; held: boolean })[] = await query
     .whereRaw('(txid, seq) > (?::xid8, ?::bigint)', [position.txid, position.seq])
-    .orderBy([{ column: 'txid' }, { column: 'seq' }])
+    // Qualified: a bare `txid` in ORDER BY names the selected text alias, and text sorts 1000 before 999.
+    .orderBy([{ column: `${TABLES.events}.txid` }, { column: `${TABLES.events}.seq` }])
     .limit(limit + 1)
     .select([...COLUMNS, db.raw('txid::text as txid'), db.raw('seq::text as seq'), db.raw('txid >= ?::xid8 as held', [horizon])]);
   const visible = rows.findIndex((row) => row.held);
