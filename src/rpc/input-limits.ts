@@ -8,9 +8,9 @@ import { nestsDeeperThan } from './json-depth';
 
 /**
  * Largest GET `input` value: 8 KiB of UTF-8 once percent-decoded. Fully percent-encoded that is at
- * most 24 KiB of request line, well inside the server's header limit (MAX_HEADER_SIZE, 64 KiB), so
- * every input up to the limit reaches us and anything somewhat over it is answered here, in the
- * envelope, rather than by Node's parser with a bare 431. The largest valid read input (a leads
+ * most 24 KiB of request line, well inside the server's header limit (MAX_HEADER_SIZE, 512 KiB), so
+ * every input up to the limit reaches us and anything many times over it is answered here, in the
+ * envelope, rather than by Node's parser with a 431 outside it. The largest valid read input (a leads
  * search with a cursor) is under 4 KiB even percent-encoded.
  */
 export const MAX_GET_INPUT_BYTES = 8 * 1024;

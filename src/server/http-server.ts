@@ -3,12 +3,15 @@ import type { Express } from 'express';
 import { clientErrorHandler } from './client-error';
 
 /**
- * Largest request line plus headers Node accepts. Its default (16 KiB) is answered by Node's
- * parser with a bare 431, outside the envelope, before the app sees the request; raised above
- * the GET input limit (MAX_GET_INPUT_BYTES, at most 24 KiB percent-encoded) so that an input
- * over that limit gets our 400 instead.
+ * Largest request line plus headers Node accepts. Over it Node's parser refuses the request
+ * before the app sees it, and by then it no longer holds the request line (a head that long spans
+ * several reads), so the answer cannot follow the path's envelope (client-error.ts: a 431 in the
+ * REST body). Raised far above the GET input limit (MAX_GET_INPUT_BYTES, at most 24 KiB
+ * percent-encoded) so that an input many times over it, 100 KB say, still reaches the dispatcher
+ * and gets its 400 in the envelope. The cost is bounded: a head must arrive within
+ * headersTimeout (10 s), and Node holds it only while it parses.
  */
-export const MAX_HEADER_SIZE = 64 * 1024;
+export const MAX_HEADER_SIZE = 512 * 1024;
 
 /**
  * How long a client may take, in milliseconds; Node's defaults (60 s for the headers, 300 s for

@@ -32,20 +32,31 @@ function expectClosingJson(res: RawExchange, status: number): unknown {
   return JSON.parse(res.body);
 }
 
-describe(`a request line and headers over ${MAX_HEADER_SIZE} bytes`, () => {
-  it('answers a GET with a 100 KB input parameter 431 in JSON (not a bare 431) and closes the connection', async () => {
+describe('a GET whose input is many times the limit (100 KB)', () => {
+  it('reaches the dispatcher on an action endpoint: 400 in the RPC envelope naming the procedure', async () => {
     const input = encodeURIComponent(JSON.stringify({ json: { search: 'x'.repeat(100_000) } }));
-    const res = await sendRaw(server, `GET /api/v1/rpc/leads.getAll?input=${input} HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer ${key}\r\n\r\n`);
-    const body = expectClosingJson(res, 431);
-    // The head spans several reads and the parser keeps only the last: the path is unknown, so the REST body.
-    expect(body).toEqual({
-      error: { code: 'REQUEST_HEADER_FIELDS_TOO_LARGE', message: `The request line and headers are over ${MAX_HEADER_SIZE} bytes` },
+    const res = await sendRaw(server, `GET /api/v1/rpc/leads.getAll?input=${input} HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`);
+    expect(res.status).toBe(400);
+    expect((JSON.parse(res.body) as { error: { json: unknown } }).error.json).toEqual({
+      message: expect.stringMatching(/^The "input" query parameter is \d+ bytes long; the limit is 8192$/),
+      code: -32600,
+      data: { code: 'BAD_REQUEST', httpStatus: 400, path: 'leads.getAll' },
     });
   });
 
-  it('answers 100 KB of headers on the REST list 431 in the REST error body', async () => {
-    const res = await sendRaw(server, `GET /api/v1/leads HTTP/1.1\r\nHost: test\r\nX-Padding: ${'p'.repeat(100_000)}\r\n\r\n`);
-    expect((expectClosingJson(res, 431) as { error: { code: string } }).error.code).toBe('REQUEST_HEADER_FIELDS_TOO_LARGE');
+  it('reaches the REST list too: 400 in the REST error body', async () => {
+    const res = await sendRaw(server, `GET /api/v1/leads?search=${'x'.repeat(100_000)} HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`);
+    expect(res.status).toBe(400);
+    expect((JSON.parse(res.body) as { error: { code: string; issues: { path: string[] }[] } }).error).toMatchObject({ code: 'BAD_REQUEST', issues: [{ path: ['search'] }] });
+  });
+});
+
+describe(`a request line and headers over ${MAX_HEADER_SIZE} bytes`, () => {
+  it('answers 431 in JSON (the REST body: the parser no longer holds the path) and closes the connection', async () => {
+    const res = await sendRaw(server, `GET /api/v1/leads HTTP/1.1\r\nHost: test\r\nX-Padding: ${'p'.repeat(MAX_HEADER_SIZE + 1000)}\r\n\r\n`);
+    expect(expectClosingJson(res, 431)).toEqual({
+      error: { code: 'REQUEST_HEADER_FIELDS_TOO_LARGE', message: `The request line and headers are over ${MAX_HEADER_SIZE} bytes` },
+    });
   });
 });
 
