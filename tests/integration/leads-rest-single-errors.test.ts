@@ -53,11 +53,24 @@ describe('authentication and scopes', () => {
     expect((await storedLead(ctx.db, orgId, leadId)).notes).not.toBe('x');
   });
 
-  it('needs no maximum tier, like the REST list', async () => {
-    const free = await createWorkspace(ctx.db, { tier: 'FREE' });
-    const res = await createLeadRest(ctx.app, free.key, valid());
-    expect(res.status).toBe(201);
-  });
+  // An action is the same action whichever door it comes through: only the REST list is open to every tier.
+  it.each((['FREE', 'PRO'] as const).flatMap((tier) => (Object.keys(ROUTES) as (keyof typeof ROUTES)[]).map((route) => [tier, route] as const)))(
+    'answers a %s workspace\'s key 403 on %s, as the action endpoints do, and writes nothing',
+    async (tier, route) => {
+      const ws = await createWorkspace(ctx.db, { tier });
+      const own = (await createLead(ctx.db, ws.org.id)).id;
+      const before = await countRows(ctx.db, ws.org.id);
+      const res = await {
+        'POST /api/v1/leads': () => createLeadRest(ctx.app, ws.key, valid()),
+        'GET /api/v1/leads/{id}': () => getLeadRest(ctx.app, ws.key, own),
+        'PATCH /api/v1/leads/{id}': () => patchLeadRest(ctx.app, ws.key, own, { notes: 'x' }),
+        'DELETE /api/v1/leads/{id}': () => deleteLeadRest(ctx.app, ws.key, own),
+      }[route]();
+      expect([res.status, res.body.error]).toEqual([403, { code: 'FORBIDDEN', message: `This action needs the BUSINESS tier; this workspace is on ${tier} (the REST leads list is open to every tier)` }]);
+      expect(await countRows(ctx.db, ws.org.id)).toEqual(before);
+      expect((await storedLead(ctx.db, ws.org.id, own)).notes).not.toBe('x');
+    },
+  );
 });
 
 describe('invalid input', () => {

@@ -1,6 +1,6 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { AppError, invalidInput } from '../../errors/app-error';
-import type { Principal } from '../../auth/principal';
+import { assertMaximumTier, type Principal } from '../../auth/principal';
 import * as leads from '../../db/leads';
 import { runProcedure, type DispatchDeps, type ProcedureCall } from '../../rpc/dispatch';
 import type { AnyProcedure } from '../../rpc/registry';
@@ -22,13 +22,18 @@ const NOT_IN_PATCH: Record<string, string> = {
 /**
  * `POST /api/v1/leads` and `GET|PATCH|DELETE /api/v1/leads/{id}`: plain-REST faces of `leads.create`,
  * `leads.getById`, `leads.update` and `leads.delete`, run by the dispatcher's runProcedure so the
- * field rules, messages, idempotency and output checks are the action endpoints'. As for the REST
- * list, no maximum-tier rule (the spec sets it for action endpoints only).
+ * field rules, messages, idempotency and output checks are the action endpoints'. The same
+ * maximum-tier rule too: an action is the same whichever door it comes through (only the REST
+ * list is open to every tier, as the spec has it).
  */
 export function leadRoutes(deps: LeadRoutesDeps, bodyLimit: string): Router {
   const router = express.Router({ caseSensitive: true });
 
-  const authenticate = (req: Request, res: Response): Promise<Principal> => authenticateRestCall(deps, req, res);
+  const authenticate = async (req: Request, res: Response): Promise<Principal> => {
+    const principal = await authenticateRestCall(deps, req, res);
+    assertMaximumTier(principal);
+    return principal;
+  };
   const procedureNamed = (name: string): AnyProcedure => {
     const procedure = deps.registry.get(name);
     if (!procedure) throw new AppError('NOT_FOUND', `${name} is not served here`);
