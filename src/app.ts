@@ -14,6 +14,7 @@ import { createJwtKeys, type JwtSecrets } from './auth/secrets';
 import { createAuthenticator } from './auth/authenticate';
 import { createMemberAccessReader } from './auth/developer-access';
 import { playgroundRouter } from './http/playground-route';
+import { createMintLimiter } from './http/playground-mint-limit';
 import { developerRouter } from './http/developer-api-route';
 import { createMetrics } from './observability/metrics';
 import { requestLog } from './observability/request-log';
@@ -125,7 +126,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(streamTokenRouter({ subscriptions, authenticate, jwtKeys, rateLimiter }, config.BODY_LIMIT));
   app.use(healthRouter({ db, nodes }));
   app.use(metricsRouter({ registry: metrics.registry, token: config.METRICS_TOKEN }));
-  app.use(playgroundRouter({ jwtKeys, readAccess }, config.BODY_LIMIT));
+  // Mints are counted where the rate limits are: with REDIS_URL, shared by every instance.
+  app.use(playgroundRouter({ jwtKeys, readAccess, mintLimiter: createMintLimiter({ counter: rateLimiter }) }, config.BODY_LIMIT));
 
   app.use(docsRouter({ registry, subscriptions }));
 

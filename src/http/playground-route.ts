@@ -52,9 +52,9 @@ export function playgroundRouter(deps: { jwtKeys: JwtKeys; readAccess: MemberAcc
   };
 
   // Counted before the body is read, refused ones too: each try costs a JSON parse and a signature.
-  const limitMints: RequestHandler = (_req, res, next) => {
+  const limitMints: RequestHandler = async (_req, res, next) => {
     const session = res.locals.session as MemberSession;
-    const verdict = mintLimiter.take(`${session.orgId}\u0000${session.memberId}`);
+    const verdict = await mintLimiter.take(`${session.orgId}\u0000${session.memberId}`);
     res.setHeader('RateLimit-Policy', `"playground-token";q=${mintLimiter.limit};w=${mintLimiter.windowSeconds}`);
     res.setHeader('RateLimit', `"playground-token";r=${verdict.remaining};t=${verdict.resetSeconds}`);
     if (!verdict.allowed) {

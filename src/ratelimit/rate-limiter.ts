@@ -30,6 +30,8 @@ export interface CallLimits {
 
 export interface RateLimiter {
   forCall(clientAddress: string | undefined, setFields: (fields: Record<string, string>) => void): CallLimits;
+  /** Counts one request against another budget (`key`) in the same store, shared as the limits are; undefined when it fails open. */
+  hit(key: string, windowMs: number): Promise<WindowCount | undefined>;
   close(): Promise<void>;
 }
 
@@ -102,6 +104,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
         },
       };
     },
+    hit: (key, windowMs) => failOpen.run(() => store.hit(key, windowMs)),
     close: () => store.close(),
   };
 }

@@ -1,6 +1,10 @@
 import request from 'supertest';
 import jwt from 'jsonwebtoken';
-import { createTestContext } from '../helpers/test-app';
+import { createTestContext, type TestContext } from '../helpers/test-app';
+import { describeWithRedis, TEST_REDIS_URL, uniqueRedisPrefix } from '../helpers/rate-limit';
+import { createRateLimiterFromConfig } from '../../src/ratelimit/rate-limiter-from-config';
+import { loadConfig } from '../../src/config';
+import { createLogger } from '../../src/logger';
 import { createKey, createMember, createOrg } from '../helpers/factories';
 import { testJwtKeys } from '../helpers/test-secrets';
 import { signMemberSession } from '../../src/auth/member-session';
@@ -182,5 +186,27 @@ describe('POST /api/v1/playground/token: 429 TOO_MANY_REQUESTS (finding 5)', () 
     const dev = await developer({ permissions: [] });
     await mintUpToTheLimit(dev.session);
     expect((await issue(`Bearer ${dev.session}`)).status).toBe(403);
+  });
+});
+
+describeWithRedis('playground mints at two instances sharing Redis', () => {
+  const prefix = uniqueRedisPrefix();
+  const instances: TestContext[] = [];
+  beforeAll(async () => {
+    for (let i = 0; i < 2; i++) {
+      const limiter = await createRateLimiterFromConfig(loadConfig({ REDIS_URL: TEST_REDIS_URL }), createLogger('silent'), { redisKeyPrefix: prefix });
+      instances.push(createTestContext({ rateLimiter: limiter }));
+    }
+  });
+  afterAll(async () => {
+    for (const instance of instances) await instance.close();
+  });
+
+  it(`allows a member ${PLAYGROUND_MINTS_PER_MINUTE} tokens a minute in all, not ${PLAYGROUND_MINTS_PER_MINUTE} at each instance`, async () => {
+    const dev = await developer();
+    const mint = (i: number) => request(instances[i % 2]!.app).post('/api/v1/playground/token').set('Authorization', `Bearer ${dev.session}`);
+    const statuses: number[] = [];
+    for (let i = 0; i < PLAYGROUND_MINTS_PER_MINUTE + 2; i++) statuses.push((await mint(i)).status);
+    expect(statuses).toEqual([...Array(PLAYGROUND_MINTS_PER_MINUTE).fill(200), 429, 429]);
   });
 });
