@@ -10,7 +10,7 @@ module.exports = {
   // Relative imports name the `.js` file Node's ES modules load (packages/client); jest finds the `.ts` source.
   // The client package by name, from its source (tsconfig.json's `paths` says the same to tsc and tsx).
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1', '^@workspace-api/client$': '<rootDir>/packages/client/src/index.ts' },
-  transformIgnorePatterns: ['/node_modules/(?!(superjson|copy-anything|is-what|@trpc)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(superjson|copy-anything|is-what|@trpc|@apidevtools)/)'],
   setupFilesAfterEnv: ['<rootDir>/tests/helpers/fail-on-output-mismatch.ts'],
   globalSetup: '<rootDir>/tests/helpers/global-setup.ts',
   globalTeardown: '<rootDir>/tests/helpers/global-teardown.ts',

@@ -71,7 +71,8 @@ export function buildOpenApiDocument(registry: Registry, subscriptions: Subscrip
   const document = {
     openapi: '3.1.1',
     // The contract's version is the path's `/api/v1`; changes within it are additive (docs/versioning.md).
-    info: { title: 'Workspace API', version: 'v1', description: DESCRIPTION, license: { name: 'Proprietary' } },
+    // OpenAPI 3.1 needs an SPDX identifier or a URL: a proprietary licence is a LicenseRef- expression.
+    info: { title: 'Workspace API', version: 'v1', description: DESCRIPTION, license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' } },
     servers: [{ url: '/', description: 'This service' }],
     tags: [...new Set([...[...exposed, ...streamed].map((p) => p.name.split('.')[0]!), 'leads'])].map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? name })),
     security: [{ bearerAuth: [] }],
