@@ -22,7 +22,7 @@ export function assertMaximumTier(principal: Principal): void {
   if (principal.org.tier !== MAXIMUM_TIER) {
     throw new AppError(
       'FORBIDDEN',
-      `This action needs the ${MAXIMUM_TIER} tier; this workspace is on ${principal.org.tier} (the REST leads list is open to every tier)`,
+      `This action needs the ${MAXIMUM_TIER} tier (only the REST leads list is open to every tier); this workspace is on ${principal.org.tier}`,
     );
   }
 }

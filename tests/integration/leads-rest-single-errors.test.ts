@@ -66,7 +66,7 @@ describe('authentication and scopes', () => {
         'PATCH /api/v1/leads/{id}': () => patchLeadRest(ctx.app, ws.key, own, { notes: 'x' }),
         'DELETE /api/v1/leads/{id}': () => deleteLeadRest(ctx.app, ws.key, own),
       }[route]();
-      expect([res.status, res.body.error]).toEqual([403, { code: 'FORBIDDEN', message: `This action needs the BUSINESS tier; this workspace is on ${tier} (the REST leads list is open to every tier)` }]);
+      expect([res.status, res.body.error]).toEqual([403, { code: 'FORBIDDEN', message: `This action needs the BUSINESS tier (only the REST leads list is open to every tier); this workspace is on ${tier}` }]);
       expect(await countRows(ctx.db, ws.org.id)).toEqual(before);
       expect((await storedLead(ctx.db, ws.org.id, own)).notes).not.toBe('x');
     },
