@@ -46,7 +46,7 @@ export interface DbOptions {
   applicationName?: string;
   /** Where knex's warnings go (a dropped dead connection, say); knex prints them to the console otherwise. */
   onWarning?: (message: string) => void;
-  /** Hot queries run as named prepared statements (prepared-statements.ts); never on the embedded database. */
+  /** Hot queries run as named prepared statements (prepared-statements.ts): DB_NAMED_STATEMENTS. */
   namedStatements?: boolean;
   /**
    * The pool's callers time their own reads (`readTimeoutOf`) instead of pg's `query_timeout`: for
