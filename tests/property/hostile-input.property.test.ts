@@ -32,8 +32,6 @@ const MIN_CALLS = 10_000;
 
 const registry = createProcedureRegistry();
 const procedures = [...registry.values()];
-// The embedded database multiplexes a pool's connections onto one session, which concurrent
-// statements can garble ("portal does not exist"); one connection keeps its answers whole.
 const ctx = createTestContext();
 let server: Server;
 let client: ReturnType<typeof createRawClient>;
