@@ -101,7 +101,10 @@ async function recorded(name: string, input: unknown) {
 /** The statements the authenticator runs (the key lookup on a cache miss, the throttled last_used_at), learnt in beforeAll. */
 const authenticationSql = new Set<string>();
 
-type Kind = 'transaction control' | 'authentication' | 'counted';
+type Kind = 'transaction control' | 'authentication' | 'routing' | 'counted';
+
+/** Where a workspace lives (src/db/nodes/workspace-nodes.ts): read once per workspace per process, not per write. */
+const ROUTING = /get_shard_id_for_distribution_column|pg_dist_|from pg_extension/;
 
 // A statement counts whether it has a `__knexTxId` or not: the checks that a referenced id is in
 // the workspace run before the write's transaction, and some writes run without one
@@ -111,6 +114,7 @@ type Kind = 'transaction control' | 'authentication' | 'counted';
 function kindOf(statement: Statement): Kind {
   if (TRANSACTION_CONTROL.test(statement.sql)) return 'transaction control';
   if (statement.txId === undefined && authenticationSql.has(statement.sql)) return 'authentication';
+  if (statement.txId === undefined && ROUTING.test(statement.sql)) return 'routing';
   return 'counted';
 }
 
