@@ -2,10 +2,10 @@ import type { KeyObject } from 'node:crypto';
 import type { KeyAuthenticator } from './key-authenticator';
 import type { Principal } from './principal';
 import { looksLikeJwt, unauthorized } from './jwt';
+import { bearerCredentialOf } from './bearer';
 import { verifyPlaygroundToken } from './playground-token';
 import { assertDeveloperAccess, type MemberAccessReader } from './developer-access';
 
-const BEARER = /^Bearer +([^\s]+) *$/i;
 
 /**
  * Authentication of the action endpoints and the REST list: an API key, or a playground test
@@ -16,7 +16,7 @@ const BEARER = /^Bearer +([^\s]+) *$/i;
  */
 export function createAuthenticator(deps: { keys: KeyAuthenticator; tokenKey: KeyObject; readAccess: MemberAccessReader }) {
   return async function authenticate(authorization: string | undefined): Promise<Principal> {
-    const bearer = authorization ? BEARER.exec(authorization)?.[1] : undefined;
+    const bearer = bearerCredentialOf(authorization);
     if (!bearer) return deps.keys.authenticate(authorization);
     if (!looksLikeJwt(bearer)) return deps.keys.authenticateSecret(bearer);
     const token = verifyPlaygroundToken(deps.tokenKey, bearer);

@@ -1,3 +1,4 @@
+import { bearerCredentialOf } from './bearer';
 import { AppError } from '../errors/app-error';
 import { hashApiKeySecret, hashesEqual, isWellFormedApiKey } from '../domain/api-key-secret';
 import * as apiKeysQueries from '../db/api-keys';
@@ -20,7 +21,6 @@ export interface KeyAuthenticatorOptions {
 }
 
 const LAST_USED_INTERVAL_MS = 60_000;
-const BEARER = /^Bearer +([^\s]+) *$/i;
 
 function unauthorized(message: string): AppError {
   return new AppError('UNAUTHORIZED', message, { headers: { 'WWW-Authenticate': 'Bearer realm="workspace-api"' } });
@@ -92,9 +92,9 @@ export function createKeyAuthenticator(options: KeyAuthenticatorOptions) {
     },
     async authenticate(authorization: string | undefined): Promise<Principal> {
       if (!authorization) throw unauthorized('Missing Authorization header: send Authorization: Bearer <API key>');
-      const match = BEARER.exec(authorization);
-      if (!match) throw unauthorized('Malformed Authorization header: expected Bearer <API key>');
-      return authenticateSecret(match[1]!);
+      const secret = bearerCredentialOf(authorization);
+      if (secret === undefined) throw unauthorized('Malformed Authorization header: expected Bearer <API key>');
+      return authenticateSecret(secret);
     },
   };
 }

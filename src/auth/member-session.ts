@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { KeyObject } from 'node:crypto';
 import { signHs256, unauthorized, verifyHs256 } from './jwt';
+import { bearerCredentialOf } from './bearer';
 
 /** Short-lived: in a deployment the app mints a new one at sign-in. */
 export const MEMBER_SESSION_TTL_SECONDS = 12 * 60 * 60;
@@ -33,7 +34,6 @@ export function verifyMemberSession(key: KeyObject, token: string): MemberSessio
   return { memberId: c.sub, orgId: c.org, expiresAt: new Date(c.exp * 1000) };
 }
 
-const BEARER = /^Bearer +([^\s]+) *$/i;
 
 /**
  * `Authorization: Bearer <member session>`, the only way into the developer page. API keys and
@@ -42,7 +42,7 @@ const BEARER = /^Bearer +([^\s]+) *$/i;
  */
 export function authenticateMemberSession(key: KeyObject, authorization: string | undefined): MemberSession {
   if (!authorization) throw unauthorized('Missing Authorization header: send Authorization: Bearer <member session>');
-  const value = BEARER.exec(authorization)?.[1];
+  const value = bearerCredentialOf(authorization);
   if (!value) throw unauthorized('Malformed Authorization header: expected Bearer <member session>');
   if (value.startsWith('wsk_')) throw unauthorized('An API key cannot open the developer page: send a member session');
   return verifyMemberSession(key, value);

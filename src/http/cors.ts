@@ -1,7 +1,7 @@
 import cors from 'cors';
 import type { RequestHandler } from 'express';
 import { OPENAPI_PATH } from '../openapi/document';
-import { RPC_PREFIX } from './error-handler';
+import { RPC_PREFIX } from './rpc-paths';
 import { STREAM_TOKENS_PATH } from './stream-token-route';
 
 /**

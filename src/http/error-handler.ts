@@ -7,12 +7,7 @@ import type { Logger } from '../logger';
 import { sendJson } from './send-json';
 import { allowedMethodsOf, methodNotAllowed } from './method-not-allowed';
 
-export const RPC_PREFIX = '/api/v1/rpc';
-
-/** The procedure name in an action path, for the error's `data.path`. */
-export function procedurePathOf(path: string): string | undefined {
-  return path.startsWith(`${RPC_PREFIX}/`) ? path.slice(RPC_PREFIX.length + 1) : undefined;
-}
+import { RPC_PREFIX, procedurePathOf } from './rpc-paths';
 
 /**
  * The one place errors become answers: the tRPC envelope under /api/v1/rpc, the REST body

@@ -2,8 +2,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import express, { type Router } from 'express';
 import type { Registry } from 'prom-client';
 import { AppError } from '../errors/app-error';
+import { bearerCredentialOf } from '../auth/bearer';
 
-const BEARER = /^Bearer +(\S+) *$/i;
 
 /**
  * `GET /metrics` in Prometheus text format. With a token it needs `Authorization: Bearer <token>`;
@@ -15,7 +15,7 @@ export function metricsRouter(deps: { registry: Registry; token?: string }): Rou
   const expected = deps.token === undefined ? undefined : digest(deps.token);
   router.get('/metrics', async (req, res) => {
     if (expected) {
-      const sent = req.headers.authorization ? BEARER.exec(req.headers.authorization)?.[1] : undefined;
+      const sent = bearerCredentialOf(req.headers.authorization);
       if (sent === undefined || !timingSafeEqual(digest(sent), expected)) {
         throw new AppError('UNAUTHORIZED', 'The metrics need Authorization: Bearer <METRICS_TOKEN>', {
           headers: { 'WWW-Authenticate': 'Bearer realm="metrics"' },

@@ -3,7 +3,7 @@ import { dispatch, type DispatchDeps } from '../rpc/dispatch';
 import { encodeResult } from '../rpc/envelope';
 import { sendJson } from './send-json';
 import { readRawBody } from './read-raw-body';
-import { RPC_PREFIX, procedurePathOf } from './error-handler';
+import { RPC_PREFIX, procedurePathOf } from './rpc-paths';
 import type { Deprecation } from '../rpc/define-procedure';
 import { recordPrincipal } from '../observability/request-principal';
 import type { RateLimiter } from '../ratelimit/rate-limiter';

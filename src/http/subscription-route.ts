@@ -15,7 +15,7 @@ import { authenticateWithinLimits } from '../ratelimit/authenticate-within-limit
 import type { RateLimiter } from '../ratelimit/rate-limiter';
 import { recordPrincipal } from '../observability/request-principal';
 import type { WebhookUrlPolicy } from '../webhooks/url-safety';
-import { RPC_PREFIX, procedurePathOf } from './error-handler';
+import { RPC_PREFIX, procedurePathOf } from './rpc-paths';
 import { EventStream } from './event-stream';
 import { rotationTime, type OpenStreams, type StreamSettings } from './open-streams';
 

@@ -1,5 +1,5 @@
 import type { Express, Request } from 'express';
-import { RPC_PREFIX, procedurePathOf } from '../http/error-handler';
+import { RPC_PREFIX, procedurePathOf } from '../http/rpc-paths';
 
 /** Longest procedure name copied into a log line; what callers put in the path is not trusted. */
 const MAX_NAME_LENGTH = 128;
