@@ -5,21 +5,25 @@
 # the code itself also runs on Node 20, which the development machines still use.
 ARG NODE_IMAGE=node:24-bookworm-slim
 
-# build: every dependency (TypeScript included) to compile src/, migrations/ and seeds/ into dist/.
+# build: every dependency (TypeScript and esbuild included) to compile src/, migrations/ and seeds/
+# into dist/, and to bundle the developer page's browser code into dist/ too (scripts/build-developer-page.ts).
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
 # The npm workspace's manifest (the client package), which the lockfile names.
 COPY packages/client/package.json ./packages/client/
 # --ignore-scripts: no install script is needed to build (esbuild's and @scarf/scarf's are not),
-# and saying so keeps npm 10 on Node 22 images identical. --omit=optional: the embedded
-# database's PostgreSQL binaries (optional dependencies) are for `npm start` on a laptop; the
-# image always runs on DATABASE_URL (NODE_ENV=production refuses the embedded database).
-RUN npm ci --ignore-scripts --omit=optional --no-audit --no-fund
+# and saying so keeps npm 10 on Node 22 images identical. Optional dependencies stay in this
+# stage: TypeScript 7's compiler and esbuild are native binaries that npm installs as optional
+# dependencies (one per platform), so --omit=optional would leave `npm run build` without them.
+# The embedded database's PostgreSQL binaries come along here and are thrown away with the stage.
+RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY . .
 RUN npm run build
 
-# prod-deps: only the run-time dependencies, resolved from the same lockfile.
+# prod-deps: only the run-time dependencies, resolved from the same lockfile. --omit=optional: the
+# embedded database's PostgreSQL binaries (optional dependencies) are for `npm start` on a laptop;
+# the image always runs on DATABASE_URL (NODE_ENV=production refuses the embedded database).
 FROM ${NODE_IMAGE} AS prod-deps
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./

@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { createTestDb, testDatabaseUrl } from '../helpers/test-app';
 import { NAMED_STATEMENTS } from '../helpers/server-process';
 import { TEST_JWT_SECRETS } from '../helpers/test-secrets';
+import { DEVELOPER_CSP } from '../../src/http/developer-page/page-route';
+import { developerAssetsFromSource } from '../../src/http/developer-page/page-assets';
 
 // The Docker image cannot be built here (no engine), so this runs what the image runs: the
 // Dockerfile's own CMD and HEALTHCHECK commands, on the compiled output laid out as in the runtime
@@ -32,7 +34,7 @@ function newestMtime(path: string): number {
 /** Builds with `npm run build` (as the image does) when dist/ is missing or older than a source. */
 function ensureBuilt(): void {
   const entry = join(ROOT, 'dist', 'src', 'index.js');
-  const sources = ['src', 'migrations', 'seeds', 'tsconfig.json', 'tsconfig.build.json'].map((p) => newestMtime(join(ROOT, p)));
+  const sources = ['src', 'migrations', 'seeds', 'tsconfig.json', 'tsconfig.build.json', 'scripts/build-developer-page.ts'].map((p) => newestMtime(join(ROOT, p)));
   if (existsSync(entry) && statSync(entry).mtimeMs >= Math.max(...sources)) return;
   try {
     execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'pipe' });
@@ -163,6 +165,26 @@ describe('node dist/src/index.js in production (the image CMD)', () => {
     const res = await fetch(`http://127.0.0.1:${server.port}/api/v1/leads`, { headers: { Authorization: `Bearer ${key}` } });
     expect(res.status).toBe(200);
     expect(((await res.json()) as { pagination: { total: number } }).pagination.total).toBe(0);
+  });
+
+  it('serves the developer page that npm run build bundled, under its CSP, with no esbuild and no TypeScript sources at run time', async () => {
+    expect(existsSync(join(image.app, 'node_modules', 'esbuild'))).toBe(false);
+    expect(existsSync(join(image.app, 'dist/src/http/developer-page/browser'))).toBe(false);
+    const get = (path: string) => fetch(`http://127.0.0.1:${server.port}${path}`);
+    const [page, script, styles] = await Promise.all([get('/developer'), get('/developer/assets/developer.js'), get('/developer/assets/developer.css')]);
+    for (const [res, type] of [[page, /^text\/html/], [script, /^application\/javascript/], [styles, /^text\/css/]] as const) {
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(type);
+      expect(res.headers.get('content-security-policy')).toBe(DEVELOPER_CSP);
+    }
+    const html = await page.text();
+    expect(html).toContain('<script src="/developer/assets/developer.js" defer></script>');
+    expect(html).toContain('<link rel="stylesheet" href="/developer/assets/developer.css">');
+    // The built files are the ones the sources make: what the browser test drives is what the image serves.
+    const fromSource = developerAssetsFromSource();
+    expect(html).toBe(fromSource.html);
+    expect(await styles.text()).toBe(fromSource.styles);
+    expect(await script.text()).toBe(fromSource.script);
   });
 
   it('passes the image HEALTHCHECK', async () => {

@@ -1,7 +1,5 @@
 import express, { type RequestHandler, type Router } from 'express';
-import { DEVELOPER_HTML } from './page-html';
-import { DEVELOPER_SCRIPT } from './page-script';
-import { DEVELOPER_STYLES } from './page-styles';
+import { developerAssets } from './page-assets';
 
 /**
  * Stricter than the global helmet policy: same-origin script, style and fetch only, no inline
@@ -24,17 +22,21 @@ const pageHeaders: RequestHandler = (_req, res, next) => {
   next();
 };
 
-/** `GET /developer` and its two assets, kept as strings in TypeScript modules so `tsc` ships them. */
+/**
+ * `GET /developer` and its two assets: browser/developer.html, browser/developer.css, and the
+ * script esbuild bundles from browser/main.ts (page-assets.ts: read from the build's output, or
+ * built from the sources on the first request). Files, never inline code, so the policy above holds.
+ */
 export function developerPageRouter(): Router {
   const router = express.Router({ caseSensitive: true, strict: false });
   router.get('/developer', pageHeaders, (_req, res) => {
-    res.type('html').send(DEVELOPER_HTML);
+    res.type('html').send(developerAssets().html);
   });
   router.get('/developer/assets/developer.js', pageHeaders, (_req, res) => {
-    res.type('application/javascript').send(DEVELOPER_SCRIPT);
+    res.type('application/javascript').send(developerAssets().script);
   });
   router.get('/developer/assets/developer.css', pageHeaders, (_req, res) => {
-    res.type('text/css').send(DEVELOPER_STYLES);
+    res.type('text/css').send(developerAssets().styles);
   });
   return router;
 }
