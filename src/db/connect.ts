@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { createDb, type Db, type DbOptions } from './knex';
-import { startEmbeddedPostgres, type EmbeddedPostgres, type EmbeddedRole } from './embedded-postgres';
+import { startEmbeddedPostgres, type EmbeddedPostgres, type EmbeddedRole } from '../embedded-database';
 import { migrateLatest } from './migrator';
 import { runCompiledStatementsOn } from './compiled-statements';
 

@@ -1,4 +1,4 @@
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/db/embedded-postgres';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/embedded-database';
 import { createDb } from '../../src/db/knex';
 import { migrateLatest } from '../../src/db/migrator';
 import { createTestDatabase, isCitus, runSql } from './test-databases';

@@ -2,7 +2,7 @@ import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import pg from 'pg';
-import { startEmbeddedPostgres } from '../../src/db/embedded-postgres';
+import { startEmbeddedPostgres } from '../../src/embedded-database';
 import { startServer, stopServer, type ServerProcess } from '../helpers/server-process';
 
 /**
