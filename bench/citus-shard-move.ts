@@ -7,7 +7,7 @@ import { createDb, type Db } from '../src/db/knex';
 import { migrateLatest } from '../src/db/migrator';
 import * as orgsQueries from '../src/db/orgs';
 import { issueApiKey } from '../src/auth/api-keys';
-import { knownScopes } from '../src/procedures/scopes';
+import { KNOWN_SCOPES } from '../src/auth/scopes';
 import { createHttpClient, type HttpClient, type Outcome } from '../scripts/load/http-client';
 import { serviceArgs, serviceEnv, startServer, type RunningServer } from './lib/processes';
 import { percentile } from './lib/report';
@@ -187,8 +187,8 @@ async function moveShardGroup(url: string, orgId: string): Promise<Move> {
 /** Creates a workspace with a key able to create and read leads. */
 async function workspaceWithKey(db: Db, name: string): Promise<{ orgId: string; key: string }> {
   const org = await orgsQueries.create(db, { name, tier: 'BUSINESS', features: ['DEVELOPER_API'], phoneRegion: 'GB' });
-  const scopes = [...knownScopes()].filter((s) => s.startsWith('leads.'));
-  const issued = await issueApiKey(db, knownScopes(), { orgId: org.id, name: 'shard move', scopes, expiresAt: null });
+  const scopes = [...KNOWN_SCOPES].filter((s) => s.startsWith('leads.'));
+  const issued = await issueApiKey(db, KNOWN_SCOPES, { orgId: org.id, name: 'shard move', scopes, expiresAt: null });
   return { orgId: org.id, key: issued.key };
 }
 

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { openLargeWorkspace, DEFAULT_BENCH_URL, LARGE_WORKSPACE } from './lib/dataset';
 import { startServer, buildService, runCannon, serviceEnv, serviceArgs, BENCH_POOL_MAX } from './lib/processes';
@@ -32,13 +33,16 @@ async function baselineKeys(entry: string, databaseUrl: string, orgIds: string[]
   /* eslint-disable @typescript-eslint/no-require-imports */
   const { createDb } = require(`${dist}/src/db/knex.js`);
   const { issueApiKey } = require(`${dist}/src/auth/api-keys.js`);
-  const { knownScopes } = require(`${dist}/src/procedures/scopes.js`);
+  // Where the baseline keeps the scopes a key can be given (src/auth/scopes.ts since #41).
+  const scopes: ReadonlySet<string> = existsSync(`${dist}/src/auth/scopes.js`)
+    ? require(`${dist}/src/auth/scopes.js`).KNOWN_SCOPES
+    : require(`${dist}/src/procedures/scopes.js`).knownScopes();
   /* eslint-enable @typescript-eslint/no-require-imports */
   const db = createDb({ url: databaseUrl, poolMax: 1 });
   try {
     const keys: string[] = [];
     for (const orgId of orgIds) {
-      keys.push((await issueApiKey(db, knownScopes(), { orgId, name: `ratios ${new Date().toISOString()}`, scopes: [...knownScopes()], expiresAt: null })).key);
+      keys.push((await issueApiKey(db, scopes, { orgId, name: `ratios ${new Date().toISOString()}`, scopes: [...scopes], expiresAt: null })).key);
     }
     return keys;
   } finally {

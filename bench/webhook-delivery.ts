@@ -6,7 +6,7 @@ import { machineLine } from './lib/report';
 import { createDb, type Db } from '../src/db/knex';
 import * as orgsQueries from '../src/db/orgs';
 import { issueApiKey } from '../src/auth/api-keys';
-import { knownScopes } from '../src/procedures/scopes';
+import { KNOWN_SCOPES } from '../src/auth/scopes';
 import { newId } from '../src/domain/ids';
 import { EVENT_READ_SCOPES } from '../src/events/event-types';
 import { createLogger } from '../src/logger';
@@ -33,7 +33,7 @@ async function startReceiver(): Promise<{ url: string; stop(): void }> {
 async function freshWorkspace(db: Db, name: string) {
   await db('organisations').where({ name }).delete();
   const org = await orgsQueries.create(db, { name, tier: 'BUSINESS', features: ['DEVELOPER_API'], phoneRegion: 'GB' });
-  const key = await issueApiKey(db, knownScopes(), { orgId: org.id, name: 'bench', scopes: [...knownScopes()] });
+  const key = await issueApiKey(db, KNOWN_SCOPES, { orgId: org.id, name: 'bench', scopes: [...KNOWN_SCOPES] });
   return { orgId: org.id, keyId: key.id, key: key.key };
 }
 

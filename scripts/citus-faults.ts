@@ -4,7 +4,7 @@ import { createDb, type Db } from '../src/db/knex';
 import { migrateLatest } from '../src/db/migrator';
 import * as orgsQueries from '../src/db/orgs';
 import { issueApiKey } from '../src/auth/api-keys';
-import { knownScopes } from '../src/procedures/scopes';
+import { KNOWN_SCOPES } from '../src/auth/scopes';
 import { createFaultCluster, findClusterScript, type FaultCluster } from './faults/cluster';
 import { startLoadServer, type LoadServer } from './load/server';
 import { createHttpClient, type HttpClient, type Outcome } from './load/http-client';
@@ -105,7 +105,7 @@ async function createWorkspaces(db: Db, cluster: FaultCluster): Promise<Workspac
     const side: Side = rows[0]!.node === cluster.address(HIT_WORKER) ? 'hit' : 'healthy';
     if (count[side] >= WORKSPACES_PER_WORKER) continue;
     count[side] += 1;
-    const issued = await issueApiKey(db, knownScopes(), { orgId: org.id, name: 'faults', scopes: [...knownScopes()], expiresAt: null });
+    const issued = await issueApiKey(db, KNOWN_SCOPES, { orgId: org.id, name: 'faults', scopes: [...KNOWN_SCOPES], expiresAt: null });
     chosen.push({ orgId: org.id, key: issued.key, side, leadIds: [] });
   }
   log(`workspaces: ${WORKSPACES_PER_WORKER} on ${cluster.address(HIT_WORKER)} (the one that fails), ${WORKSPACES_PER_WORKER} on the other worker; ${CLIENTS_PER_WORKSPACE} clients each`);

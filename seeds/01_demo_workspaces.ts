@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { LEAD_STATUSES } from '../src/domain/lead-status';
 import { newId } from '../src/domain/ids';
 import { issueApiKey } from '../src/auth/api-keys';
-import { knownScopes } from '../src/procedures/scopes';
+import { KNOWN_SCOPES } from '../src/auth/scopes';
 import * as orgsQueries from '../src/db/orgs';
 import * as membersQueries from '../src/db/members';
 import { TABLES } from '../src/db/tables';
@@ -35,12 +35,12 @@ export async function seedDemo(db: Knex): Promise<DemoSummary> {
     await membersQueries.create(db, acme.id, { name: 'Alex Admin', email: 'alex@acme.example', permissions: ['ADMIN'] }),
   ];
   await insertLeads(db, acme, 300, members.map((m) => m.id), random);
-  const key = await issueApiKey(db, knownScopes(), { orgId: acme.id, memberId: members[0]!.id, name: 'Demo key', scopes: [...knownScopes()] });
+  const key = await issueApiKey(db, KNOWN_SCOPES, { orgId: acme.id, memberId: members[0]!.id, name: 'Demo key', scopes: [...KNOWN_SCOPES] });
 
   const shop = await orgsQueries.create(db, { name: 'Corner Shop', tier: 'FREE', phoneRegion: 'US' });
   const owner = await membersQueries.create(db, shop.id, { name: 'Olu Owner', email: 'olu@shop.example', permissions: ['ADMIN'] });
   await insertLeads(db, shop, 20, [owner.id], random);
-  const shopKey = await issueApiKey(db, knownScopes(), { orgId: shop.id, memberId: owner.id, name: 'Demo key', scopes: ['leads.read'] });
+  const shopKey = await issueApiKey(db, KNOWN_SCOPES, { orgId: shop.id, memberId: owner.id, name: 'Demo key', scopes: ['leads.read'] });
 
   return { orgId: acme.id, key: key.key, lowerTierOrgId: shop.id, lowerTierKey: shopKey.key };
 }

@@ -3,8 +3,9 @@ import { createDb, type Db } from '../../src/db/knex';
 import { migrateLatest } from '../../src/db/migrator';
 import * as orgsQueries from '../../src/db/orgs';
 import { issueApiKey } from '../../src/auth/api-keys';
-import { knownScopes } from '../../src/procedures/scopes';
-import { seedBulk, progressBar, type SeedBulkResult } from '../../src/cli/seed-bulk';
+import { KNOWN_SCOPES } from '../../src/auth/scopes';
+import { seedBulk, type SeedBulkResult } from '../../src/cli/seed-bulk';
+import { progressBar } from '../../src/cli/seed-progress';
 
 export const DEFAULT_BENCH_URL = 'postgres://postgres@127.0.0.1:5432/wsapi_bench';
 
@@ -73,7 +74,7 @@ export async function postgresVersion(db: Db): Promise<string> {
 
 /** A fresh key with every scope, for the service's own cases. */
 export async function createBenchKey(db: Db, orgId: string): Promise<string> {
-  const issued = await issueApiKey(db, knownScopes(), { orgId, name: `bench ${new Date().toISOString()}`, scopes: [...knownScopes()], expiresAt: null });
+  const issued = await issueApiKey(db, KNOWN_SCOPES, { orgId, name: `bench ${new Date().toISOString()}`, scopes: [...KNOWN_SCOPES], expiresAt: null });
   return issued.key;
 }
 

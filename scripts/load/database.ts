@@ -3,7 +3,7 @@ import { createDb, type Db } from '../../src/db/knex';
 import { migrateLatest } from '../../src/db/migrator';
 import * as orgsQueries from '../../src/db/orgs';
 import { issueApiKey } from '../../src/auth/api-keys';
-import { knownScopes } from '../../src/procedures/scopes';
+import { KNOWN_SCOPES } from '../../src/auth/scopes';
 
 /** What a create stores in `source`, so the check can find the lead made under each key. */
 export const SOURCE_PREFIX = 'load:';
@@ -35,7 +35,7 @@ export async function createLoadDatabase(adminUrl: string): Promise<LoadDatabase
   try {
     await migrateLatest(db);
     const org = await orgsQueries.create(db, { name: 'Load test', tier: 'BUSINESS', features: ['DEVELOPER_API'], phoneRegion: 'GB' });
-    const issued = await issueApiKey(db, knownScopes(), { orgId: org.id, name: 'load test', scopes: [...knownScopes()], expiresAt: null });
+    const issued = await issueApiKey(db, KNOWN_SCOPES, { orgId: org.id, name: 'load test', scopes: [...KNOWN_SCOPES], expiresAt: null });
     return { url, db, orgId: org.id, key: issued.key, postgresVersion, drop };
   } catch (err) {
     await drop();

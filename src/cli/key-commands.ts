@@ -1,6 +1,6 @@
 import * as apiKeysQueries from '../db/api-keys';
 import { issueApiKey } from '../auth/api-keys';
-import { knownScopes } from '../procedures/scopes';
+import { KNOWN_SCOPES } from '../auth/scopes';
 import { AppError } from '../errors/app-error';
 import { defineCommand, list, noOperands, oneOperand, optional, required, UsageError } from './command';
 import { printable } from './table';
@@ -28,7 +28,7 @@ export const keyCreate = defineCommand({
     return { orgId: required(values, 'org'), memberId: optional(values, 'member'), name: optional(values, 'name'), scopes, expiresAt };
   },
   async run(db, args) {
-    const issued = await issueApiKey(db, knownScopes(), args);
+    const issued = await issueApiKey(db, KNOWN_SCOPES, args);
     return { id: issued.id, key: issued.key, prefix: issued.prefix, scopes: issued.scopes, expiresAt: issued.expiresAt };
   },
   describe: (r) => `created key ${r.id} with scopes ${r.scopes.join(', ')}\n${r.key}\n(the secret is shown once: store it now)`,

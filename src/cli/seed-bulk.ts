@@ -153,4 +153,3 @@ export async function seedBulk(db: Db, options: SeedBulkOptions): Promise<SeedBu
 }
 
 // bench/lib/dataset.ts draws its load with it, imported from here.
-export { progressBar } from './seed-progress';

@@ -6,7 +6,7 @@ import { unauthorized } from '../auth/jwt';
 import { authenticateMemberSession, type MemberSession } from '../auth/member-session';
 import { signPlaygroundToken } from '../auth/playground-token';
 import { assertDeveloperAccess, type MemberAccessReader } from '../auth/developer-access';
-import { knownScopes } from '../procedures/scopes';
+import { KNOWN_SCOPES } from '../auth/scopes';
 import { scopeListField } from '../procedures/shared/scope-fields';
 import type { JwtKeys } from '../auth/secrets';
 import type { RouteInputs } from './route-inputs';
@@ -16,7 +16,7 @@ export const playgroundTokenRequest = z.strictObject({ scopes: scopeListField('a
 
 /** Every exposed read scope: the default, so a first try in the playground cannot change live data. */
 export function defaultPlaygroundScopes(): string[] {
-  return [...knownScopes()].filter((s) => s.endsWith('.read')).sort();
+  return [...KNOWN_SCOPES].filter((s) => s.endsWith('.read')).sort();
 }
 
 export const playgroundRouteInputs: RouteInputs = { 'POST /api/v1/playground/token': { body: playgroundTokenRequest } };
@@ -25,7 +25,7 @@ function chooseScopes(body: unknown): string[] {
   const parsed = playgroundTokenRequest.safeParse(body ?? {});
   if (!parsed.success) throw fromZodError(parsed.error);
   if (!parsed.data.scopes) return defaultPlaygroundScopes();
-  const known = knownScopes();
+  const known = KNOWN_SCOPES;
   const unknown = parsed.data.scopes
     .map((scope, i) => ({ scope, i }))
     .filter(({ scope }) => !known.has(scope))

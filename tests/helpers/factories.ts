@@ -5,11 +5,11 @@ import * as membersQueries from '../../src/db/members';
 import * as contacts from '../../src/db/contacts';
 import * as leads from '../../src/db/leads';
 import { issueApiKey } from '../../src/auth/api-keys';
-import { knownScopes } from '../../src/procedures/scopes';
+import { KNOWN_SCOPES } from '../../src/auth/scopes';
 import type { OrgTier } from '../../src/db/orgs';
 import type { LeadFields } from '../../src/db/leads';
 
-export const ALL_SCOPES = [...knownScopes()];
+export const ALL_SCOPES = [...KNOWN_SCOPES];
 
 export function unique(label: string): string {
   return `${label}-${randomBytes(4).toString('hex')}`;
@@ -35,7 +35,7 @@ export async function createKey(
   orgId: string,
   options: { scopes?: string[]; expiresAt?: Date | null; memberId?: string } = {},
 ): Promise<{ id: string; key: string }> {
-  const issued = await issueApiKey(db, knownScopes(), {
+  const issued = await issueApiKey(db, KNOWN_SCOPES, {
     orgId,
     memberId: options.memberId,
     name: unique('key'),

@@ -6,7 +6,7 @@ import { signMemberSession } from '../../src/auth/member-session';
 import { signPlaygroundToken } from '../../src/auth/playground-token';
 import { createProcedureRegistry } from '../../src/procedures';
 import { TABLES } from '../../src/db/tables';
-import { knownScopes } from '../../src/procedures/scopes';
+import { KNOWN_SCOPES } from '../../src/auth/scopes';
 
 const ctx = createTestContext();
 afterAll(() => ctx.close());
@@ -178,7 +178,7 @@ describe('GET /developer/api/procedures', () => {
     expect(resources.find((r) => r.resource === 'leads')).toEqual({ resource: 'leads', read: 'leads.read', write: ['leads.create', 'leads.update', 'leads.delete'] });
     expect(resources.find((r) => r.resource === 'events')).toEqual({ resource: 'events', read: 'events.read', write: [] });
     const listed = resources.flatMap((r) => (r.read ? [r.read] : []).concat(r.write));
-    expect(listed.sort()).toEqual([...knownScopes()].sort());
+    expect(listed.sort()).toEqual([...KNOWN_SCOPES].sort());
   });
 });
 

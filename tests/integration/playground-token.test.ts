@@ -8,7 +8,7 @@ import { createLogger } from '../../src/logger';
 import { createKey, createMember, createOrg } from '../helpers/factories';
 import { testJwtKeys } from '../helpers/test-secrets';
 import { signMemberSession } from '../../src/auth/member-session';
-import { knownScopes } from '../../src/procedures/scopes';
+import { KNOWN_SCOPES } from '../../src/auth/scopes';
 import { MAX_SCOPES } from '../../src/procedures/shared/scope-fields';
 import { PLAYGROUND_MINTS_PER_MINUTE } from '../../src/http/playground-mint-limit';
 
@@ -16,7 +16,7 @@ const ctx = createTestContext();
 afterAll(() => ctx.close());
 
 const keys = testJwtKeys;
-const READ_SCOPES = [...knownScopes()].filter((s) => s.endsWith('.read')).sort();
+const READ_SCOPES = [...KNOWN_SCOPES].filter((s) => s.endsWith('.read')).sort();
 
 /** A developer in a workspace with DEVELOPER_API, and a member session for them. */
 async function developer(options: { permissions?: string[]; features?: string[] } = {}) {

@@ -1,7 +1,7 @@
 import { createApp } from '../../src/app';
 import { createLogger } from '../../src/logger';
 import { EVENT_READ_SCOPES } from '../../src/events/event-types';
-import { knownScopes } from '../../src/procedures/scopes';
+import { KNOWN_SCOPES } from '../../src/auth/scopes';
 import { createTestContext } from '../helpers/test-app';
 import { createKey, createWorkspace } from '../helpers/factories';
 import { rpcGet, rpcPost, resultOf } from '../helpers/rpc';
@@ -166,7 +166,7 @@ describe('GET webhooks.getById and webhooks.getAll', () => {
   });
 
   it('makes webhooks.read, create, update and delete grantable scopes', () => {
-    expect([...knownScopes()]).toEqual(expect.arrayContaining(['webhooks.read', 'webhooks.create', 'webhooks.update', 'webhooks.delete']));
+    expect([...KNOWN_SCOPES]).toEqual(expect.arrayContaining(['webhooks.read', 'webhooks.create', 'webhooks.update', 'webhooks.delete']));
   });
 });
 

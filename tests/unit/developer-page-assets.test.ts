@@ -5,7 +5,7 @@ import { buildProcedureCatalogue, groupScopesByResource } from '../../src/http/d
 import { developerAssetsFromSource, SOURCE_DIR } from '../../src/http/developer-page/page-assets';
 import { DEVELOPER_CSP } from '../../src/http/developer-page/page-route';
 import { createProcedureRegistry } from '../../src/procedures';
-import { knownScopes } from '../../src/procedures/scopes';
+import { KNOWN_SCOPES } from '../../src/auth/scopes';
 
 // The page's files are checked by the compiler (browser/tsconfig.json) and driven in Chromium
 // (integration/developer-page.browser.test.ts); this checks what the CSP relies on, and that the
@@ -14,7 +14,7 @@ describe('the developer page', () => {
   const assets = developerAssetsFromSource();
 
   it("reads /developer/api/procedures as the server builds it (a mismatch is a type error here)", () => {
-    const answer: ProceduresAnswer = { routers: buildProcedureCatalogue(createProcedureRegistry()), resources: groupScopesByResource(knownScopes()) };
+    const answer: ProceduresAnswer = { routers: buildProcedureCatalogue(createProcedureRegistry()), resources: groupScopesByResource(KNOWN_SCOPES) };
 
     expect(answer.routers.flatMap((r) => r.procedures).map((p) => p.name)).toContain('leads.getAll');
     expect(answer.resources.find((r) => r.resource === 'leads')).toMatchObject({ read: 'leads.read' });

@@ -4,7 +4,7 @@ import { issueApiKey } from '../../auth/api-keys';
 import { objectOf, requiredText } from '../shared/fields';
 import { dateTimeWhere } from '../shared/format-fields';
 import { scopeListField } from '../shared/scope-fields';
-import { knownScopes } from '../scopes';
+import { KNOWN_SCOPES } from '../../auth/scopes';
 import { toKeyListing } from './key-listing';
 import { apiKeyCreatedOutput } from './api-key.schema';
 
@@ -21,7 +21,7 @@ export const apiKeysCreate = defineProcedure({
   }),
   output: apiKeyCreatedOutput,
   async handler({ ctx, input }): Promise<z.input<typeof apiKeyCreatedOutput>> {
-    const issued = await issueApiKey(ctx.db, knownScopes(), {
+    const issued = await issueApiKey(ctx.db, KNOWN_SCOPES, {
       orgId: ctx.orgId,
       memberId: null,
       name: input.name,

@@ -1,7 +1,7 @@
 import { listOf, text } from './fields';
 
 /**
- * Most scopes one key or token may be asked for: every scope there is (knownScopes(), 26 today)
+ * Most scopes one key or token may be asked for: every scope there is (KNOWN_SCOPES, 26 today)
  * with room for a few more; a duplicate counts, and is dropped when the key or token is made.
  * tests/unit/input-bounds.test.ts fails once there are more scopes than this.
  */
@@ -11,9 +11,8 @@ export const MAX_SCOPES = 40;
 export const MAX_SCOPE_LENGTH = 64;
 
 /**
- * A list of scope names as a caller sends it. Whether each names a known scope is checked by the
- * caller of the schema, which reads knownScopes() (not at load: this module is loaded by the list
- * of procedures that knownScopes() reads, so it imports nothing from it).
+ * A list of scope names as a caller sends it. Whether each names a known scope is checked where
+ * the key or token is made (issueApiKey, the playground), with the list it may be given.
  */
 export function scopeListField(emptyMessage?: string) {
   const scope = text(MAX_SCOPE_LENGTH, { what: `a scope name of at most ${MAX_SCOPE_LENGTH} characters, e.g. leads.read` });
