@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type pg from 'pg';
-import { readTimeoutOf, type Db } from './knex';
-import { allowsNamedStatements, withStatementName, statementNameOf, poolMark } from './prepared-statements';
+import { namedStatementsOn, poolMark, readTimeoutOf, type Db } from './knex';
+import { withStatementName, statementNameOf } from './prepared-statements';
 
 /**
  * The hot reads' speed trick, used by the leads' data path alone (`getById`, and the list's first
@@ -82,15 +82,13 @@ const compiledStatementPools = new WeakMap<object, Db>();
  * plan", and on one PostgreSQL it saved database CPU on the unfiltered first page alone.)
  */
 export function runCompiledStatementsOn(db: Db, pool: Db): void {
-  const mark = poolMark(db);
-  if (mark) compiledStatementPools.set(mark, pool);
+  compiledStatementPools.set(poolMark(db), pool);
 }
 
 /** The pool `db`'s compiled statements run on (`db` itself when none was given, or in a transaction). */
 export function compiledStatementsPoolOf(db: Db): Db {
   if (db.isTransaction) return db;
-  const mark = poolMark(db);
-  return (mark && compiledStatementPools.get(mark)) || db;
+  return compiledStatementPools.get(poolMark(db)) ?? db;
 }
 
 /** Every pool `db`'s statements may run on: itself, and the one its compiled statements run on. */
@@ -152,7 +150,7 @@ export function compiledPerShape<Args>(build: (db: Db, args: Args) => Knex.Query
         const client = session.client as unknown as PoolClient;
         const connection = await client.acquireConnection();
         try {
-          const naming = name !== undefined && allowsNamedStatements(session) ? { name } : {};
+          const naming = name !== undefined && namedStatementsOn(session) ? { name } : {};
           client.emit('query', { method: 'raw', sql: nativeSql, bindings, options: naming });
           const config = { text: nativeSql, values: bindings as unknown[], ...naming, ...(types && { types }) };
           const result = await runOn<Row & pg.QueryResultRow>(connection, config, readTimeout);

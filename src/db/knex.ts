@@ -1,6 +1,5 @@
 import knex, { type Knex } from 'knex';
 import pg from 'pg';
-import { allowNamedStatements, poolMark } from './prepared-statements';
 
 export type Db = Knex;
 
@@ -55,13 +54,33 @@ export interface DbOptions {
   readsTimedByCaller?: boolean;
 }
 
+/**
+ * Marks a pool made with `namedStatements`, on its client's config: knex hands that object on to
+ * every transaction's client, so a query inside a transaction (a write's outbox insert, say) is
+ * prepared too.
+ */
+const NAMED_STATEMENTS = Symbol('namedStatements');
+
+type MarkedConfig = Knex.Config & { [NAMED_STATEMENTS]?: true };
+
+/**
+ * Whether `db`'s statements may be named (prepared-statements.ts): each of its pool's connections
+ * has a session of its own (not so behind PgBouncer older than 1.21 in transaction mode, where
+ * DB_NAMED_STATEMENTS=false).
+ */
+export function namedStatementsOn(db: Db): boolean {
+  return (db.client.config as MarkedConfig)[NAMED_STATEMENTS] === true;
+}
+
+/** The object a pool and its transactions share: their client's config. */
+export const poolMark = (db: Db): object => db.client.config as object;
+
 /** Pools (by their client's config) whose callers time their reads, and after how long they give up. */
 const callerReadTimeouts = new WeakMap<object, number>();
 
 /** How long a caller of `db`'s pool waits for an answer before giving up, when the pool leaves that to its callers. */
 export function readTimeoutOf(db: Db): number | undefined {
-  const mark = poolMark(db);
-  return mark && callerReadTimeouts.get(mark);
+  return callerReadTimeouts.get(poolMark(db));
 }
 
 /**
@@ -89,8 +108,8 @@ export function createDb(options: DbOptions): Db {
     // The first line says what happened; knex appends the driver's stack, which says nothing more.
     ...(onWarning ? { log: { warn: (message: unknown) => onWarning(String(message).split('\n')[0]!) } } : {}),
   });
-  if (options.namedStatements) allowNamedStatements(db);
-  if (readTimeoutMs && options.readsTimedByCaller) callerReadTimeouts.set(poolMark(db)!, readTimeoutMs);
+  if (options.namedStatements) (db.client.config as MarkedConfig)[NAMED_STATEMENTS] = true;
+  if (readTimeoutMs && options.readsTimedByCaller) callerReadTimeouts.set(poolMark(db), readTimeoutMs);
   return db;
 }
 
