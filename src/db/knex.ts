@@ -45,11 +45,11 @@ export interface DbOptions {
   applicationName?: string;
   /** Where knex's warnings go (a dropped dead connection, say); knex prints them to the console otherwise. */
   onWarning?: (message: string) => void;
-  /** Hot queries run as named prepared statements (prepared-statements.ts): DB_NAMED_STATEMENTS. */
+  /** Hot queries run as named prepared statements (prepared-statements.ts, `namedStatementsOn`): DB_NAMED_STATEMENTS. */
   namedStatements?: boolean;
   /**
-   * The pool's callers time their own reads (`readTimeoutOf`) instead of pg's `query_timeout`: for
-   * the pool only compiled statements run on (compiled-statements.ts says why).
+   * The pool's callers time their own reads (`readTimeoutFor`) instead of pg's `query_timeout`: for
+   * the hot reads' own pool (hot-reads.ts says why).
    */
   readsTimedByCaller?: boolean;
 }
@@ -72,15 +72,12 @@ export function namedStatementsOn(db: Db): boolean {
   return (db.client.config as MarkedConfig)[NAMED_STATEMENTS] === true;
 }
 
-/** The object a pool and its transactions share: their client's config. */
-export const poolMark = (db: Db): object => db.client.config as object;
-
-/** Pools (by their client's config) whose callers time their reads, and after how long they give up. */
-const callerReadTimeouts = new WeakMap<object, number>();
-
-/** How long a caller of `db`'s pool waits for an answer before giving up, when the pool leaves that to its callers. */
-export function readTimeoutOf(db: Db): number | undefined {
-  return callerReadTimeouts.get(poolMark(db));
+/**
+ * How long the driver waits for an answer (pg's query_timeout), or a caller of a pool that leaves
+ * that to its callers: the statement timeout and QUERY_TIMEOUT_SLACK_MS; none without one.
+ */
+export function readTimeoutFor(statementTimeoutMs: number | undefined): number | undefined {
+  return statementTimeoutMs ? statementTimeoutMs + QUERY_TIMEOUT_SLACK_MS : undefined;
 }
 
 /**
@@ -91,7 +88,7 @@ export function readTimeoutOf(db: Db): number | undefined {
  */
 export function createDb(options: DbOptions): Db {
   const { url, poolMax, acquireTimeoutMs = DEFAULT_ACQUIRE_TIMEOUT_MS, statementTimeoutMs, applicationName, onWarning } = options;
-  const readTimeoutMs = statementTimeoutMs ? statementTimeoutMs + QUERY_TIMEOUT_SLACK_MS : undefined;
+  const readTimeoutMs = readTimeoutFor(statementTimeoutMs);
   const driverReadTimeout = readTimeoutMs && !options.readsTimedByCaller ? { query_timeout: readTimeoutMs } : {};
   const statementTimeout = statementTimeoutMs ? { statement_timeout: statementTimeoutMs, ...driverReadTimeout } : {};
   const db = knex({
@@ -109,7 +106,6 @@ export function createDb(options: DbOptions): Db {
     ...(onWarning ? { log: { warn: (message: unknown) => onWarning(String(message).split('\n')[0]!) } } : {}),
   });
   if (options.namedStatements) (db.client.config as MarkedConfig)[NAMED_STATEMENTS] = true;
-  if (readTimeoutMs && options.readsTimedByCaller) callerReadTimeouts.set(poolMark(db), readTimeoutMs);
   return db;
 }
 
