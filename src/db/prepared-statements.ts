@@ -35,7 +35,7 @@ export function statementNameOf(sql: string): string {
   return `wsapi_${createHash('sha1').update(sql).digest('hex').slice(0, 24)}`;
 }
 
-/** `prepared` for a caller that already named the text (src/db/leads/compiled-page.ts names each shape once). */
+/** `prepared` for a caller that already named the text (hot-reads.ts names each shape once). */
 export function withStatementName<Q extends Preparable>(db: Db, query: Q, name: string): Q {
   if (namedStatementsOn(db)) query.options({ name });
   return query;
