@@ -7,6 +7,7 @@
  */
 import pg from 'pg';
 import { createDb } from '../src/db/knex';
+import { HotReads } from '../src/db/hot-reads';
 import * as leads from '../src/db/leads';
 import { toSearchTerm } from '../src/domain/phone';
 import { DEFAULT_BENCH_URL, LARGE_WORKSPACE } from './lib/dataset';
@@ -34,7 +35,7 @@ async function main(): Promise<void> {
   db.on('query', onQuery);
   for (const [name, filters] of cases) {
     captured.length = 0;
-    await leads.listAsJson(db, org.id, filters, { page: 1, pageSize: 100 });
+    await leads.listAsJson(db, HotReads.on(db), org.id, filters, { page: 1, pageSize: 100 });
     const queries = [...captured];
     console.log(`\n#### ${name}\n`);
     for (const query of queries) {

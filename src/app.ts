@@ -1,6 +1,7 @@
 import express, { type Express } from 'express';
 import type { Config } from './config';
 import type { Db } from './db/knex';
+import { HotReads } from './db/hot-reads';
 import type { Logger } from './logger';
 import { createKeyAuthenticator } from './auth/key-authenticator';
 import { createProcedureRegistry } from './procedures';
@@ -54,6 +55,8 @@ export function createLocalLive(db: Db, logger: Logger, settings: StreamSettings
 
 export interface AppDeps {
   db: Db;
+  /** Where the leads' hot reads run: the database handle's (connect.ts); on `db` alone when absent. */
+  hotReads?: HotReads;
   /** The JWT secrets are resolved before (resolveJwtSecrets): the app never falls back to one of its own. */
   config: Pick<Config, 'BODY_LIMIT' | 'KEY_CACHE_TTL_MS'> & JwtSecrets
     & Partial<Pick<Config, 'METRICS_TOKEN'>>
@@ -79,6 +82,7 @@ export interface AppDeps {
 /** Builds the HTTP application; never listens (index.ts does), so tests drive it directly. */
 export function createApp(deps: AppDeps): Express {
   const { db, config, logger, registry = createProcedureRegistry(), cacheInvalidation, rateLimiter, onOutputMismatch } = deps;
+  const hotReads = deps.hotReads ?? HotReads.on(db);
   const subscriptions = deps.subscriptions ?? createSubscriptionRegistry(registry);
   const nodes = deps.nodes ?? createDatabaseNodes(db, DEFAULT_NODE_SETTINGS, logger);
   const live = deps.live ?? createLocalLive(db, logger, DEFAULT_STREAM_SETTINGS, cacheInvalidation, nodes);
@@ -87,7 +91,7 @@ export function createApp(deps: AppDeps): Express {
   // req.ip (what failed authentications are counted against) reads X-Forwarded-For only from these proxies.
   app.set('trust proxy', config.TRUST_PROXY ?? false);
   app.set('etag', false);
-  const metrics = createMetrics(db, nodes);
+  const metrics = createMetrics(hotReads.pools(), nodes);
   app.use(requestLog({ logger, metrics, labelsOf: createRouteLabeller(app, (name) => registry.has(name) || subscriptions.has(name)) }));
   // Before every router, so every answer (errors and preflights too) carries helmet's headers and CORS.
   app.use(edgeHeaders());
@@ -116,15 +120,15 @@ export function createApp(deps: AppDeps): Express {
   // A committed write wakes the live readers of its workspace, here and on every instance.
   const onCommitted = (orgId: string) => live.wakeUps.announce(orgId);
   app.use(subscriptionRouter({
-    subscriptions, db, authenticate, rateLimiter, webhookUrlPolicy, live: live.feeds, streams: live.streams, settings: live.settings,
+    subscriptions, db, hotReads, authenticate, rateLimiter, webhookUrlPolicy, live: live.feeds, streams: live.streams, settings: live.settings,
     streamTokens: createStreamTokenAuthenticator({ keys: authenticator, tokenKey: jwtKeys.token, readAccess }),
   }));
-  app.use(rpcRouter({ registry, db, nodes, authenticate, rateLimiter, webhookUrlPolicy, onOutputMismatch: outputMismatch, onCommitted }, config.BODY_LIMIT));
-  app.use(leadsRouter({ db, nodes, authenticate, rateLimiter }));
+  app.use(rpcRouter({ registry, db, hotReads, nodes, authenticate, rateLimiter, webhookUrlPolicy, onOutputMismatch: outputMismatch, onCommitted }, config.BODY_LIMIT));
+  app.use(leadsRouter({ db, hotReads, nodes, authenticate, rateLimiter }));
   // The single-lead routes run leads.create/getById/update/delete with the action endpoints' deps.
-  app.use(leadRoutes({ registry, db, nodes, authenticate, rateLimiter, webhookUrlPolicy, onOutputMismatch: outputMismatch, onCommitted }, config.BODY_LIMIT));
+  app.use(leadRoutes({ registry, db, hotReads, nodes, authenticate, rateLimiter, webhookUrlPolicy, onOutputMismatch: outputMismatch, onCommitted }, config.BODY_LIMIT));
   app.use(streamTokenRouter({ subscriptions, authenticate, jwtKeys, rateLimiter }, config.BODY_LIMIT));
-  app.use(healthRouter({ db, nodes }));
+  app.use(healthRouter({ db, pools: hotReads.pools(), nodes }));
   app.use(metricsRouter({ registry: metrics.registry, token: config.METRICS_TOKEN }));
   // Mints are counted where the rate limits are: with REDIS_URL, shared by every instance.
   app.use(playgroundRouter({ jwtKeys, readAccess, mintLimiter: createMintLimiter({ counter: rateLimiter }) }, config.BODY_LIMIT));

@@ -44,8 +44,9 @@ const schema = z.object({
   /** How long an open breaker answers its node's workspaces 503 at once before one trial request goes through. */
   DB_BREAKER_OPEN_MS: z.coerce.number().int().min(100).max(600_000).default(1000),
   /**
-   * The hottest reads as named prepared statements (src/db/prepared-statements.ts). `false` behind
-   * PgBouncer older than 1.21 in transaction mode.
+   * The hottest reads as named prepared statements (src/db/prepared-statements.ts), and the hot
+   * reads on a pool of their own (src/db/hot-reads.ts). `false` behind PgBouncer older than 1.21
+   * in transaction mode.
    */
   DB_NAMED_STATEMENTS: z.enum(['true', 'false'], { error: 'must be true or false' }).default('true').transform((value) => value === 'true'),
   /** Largest accepted request body, in bytes or with a unit (`1mb`, `512kb`). */

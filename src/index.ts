@@ -41,7 +41,7 @@ async function main(): Promise<void> {
   cacheInvalidation.start();
   logger.info(`live updates: wake-ups through ${config.REDIS_URL ? 'Redis pub/sub' : 'PostgreSQL LISTEN/NOTIFY'}`);
   const rateLimiter = await createRateLimiterFromConfig(config, logger);
-  const server = createHttpServer(createApp({ db: database.db, config: { ...config, ...jwtSecrets.secrets }, logger, cacheInvalidation, rateLimiter, live, nodes })).listen(config.PORT, config.HOST);
+  const server = createHttpServer(createApp({ db: database.db, hotReads: database.hotReads, config: { ...config, ...jwtSecrets.secrets }, logger, cacheInvalidation, rateLimiter, live, nodes })).listen(config.PORT, config.HOST);
   await once(server, 'listening');
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
@@ -104,7 +104,7 @@ async function loadDemo(database: Database, config: Config): Promise<Demo | unde
   const key = readFileSync(keyFile, 'utf8').trim();
   const demoKey = await apiKeysQueries.findForAuth(database.db, hashApiKeySecret(key));
   if (!demoKey) return undefined;
-  const firstLead = await leads.list(database.db, demoKey.orgId, {}, { page: 1, pageSize: 1 });
+  const firstLead = await leads.list(database.db, database.hotReads, demoKey.orgId, {}, { page: 1, pageSize: 1 });
   return { key, keyFile, orgId: demoKey.orgId, developerMemberId: demoKey.memberId, leadId: firstLead.leads[0]?.id };
 }
 

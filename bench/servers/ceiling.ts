@@ -5,10 +5,10 @@ import { serverSetup } from './server-env';
 
 // The stack's ceiling for leads.getById: Express 5 and the very same knex query, nothing else
 // (no auth, no envelope, no helmet, no logging).
-const { db, port, host } = serverSetup();
+const { db, hotReads, port, host } = serverSetup();
 const app = express();
 app.get('/leads/:orgId/:id', async (req, res) => {
-  const lead = await leads.getById(db, req.params.orgId, req.params.id);
+  const lead = await leads.getById(db, hotReads, req.params.orgId, req.params.id);
   if (!lead) res.status(404).json({ error: 'not found' });
   else res.json(lead);
 });

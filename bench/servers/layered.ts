@@ -52,8 +52,8 @@ function floorEnvelope(lead: Lead): string {
 
 async function main(): Promise<void> {
   if (!LAYERS.includes(layer)) throw new Error(`LAYER: one of ${LAYERS.join(', ')}`);
-  // The service's two pools, as index.ts opens them (the compiled statements' pool forcing generic plans).
-  const { db } = await connectDatabase({
+  // The service's two pools, as index.ts opens them (the hot reads' pool of their own).
+  const { db, hotReads } = await connectDatabase({
     url, embeddedDir: '', poolMax: Number(process.env.DB_POOL_MAX ?? 10), migrate: false,
     acquireTimeoutMs: 3000, statementTimeoutMs: 15_000, namedStatements: true,
   });
@@ -70,7 +70,7 @@ async function main(): Promise<void> {
     // Bare node:http, as the floor, with the service's query in place of the floor's.
     createServer((req, res: ServerResponse) => {
       const [, , org, id] = (req.url ?? '').split('/');
-      leads.getById(db, org!, id!).then((lead) => {
+      leads.getById(db, hotReads, org!, id!).then((lead) => {
         const body = lead ? floorEnvelope(lead) : '{"error":"not found"}';
         res.writeHead(lead ? 200 : 404, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
         res.end(body);
@@ -80,7 +80,7 @@ async function main(): Promise<void> {
   }
   const registry = createProcedureRegistry();
   if (layer === 'app') {
-    const app = createApp({ db, logger, config: { BODY_LIMIT: '100kb', KEY_CACHE_TTL_MS: 1000, NODE_ENV: 'production', ...secrets }, cacheInvalidation: invalidation, rateLimiter });
+    const app = createApp({ db, hotReads, logger, config: { BODY_LIMIT: '100kb', KEY_CACHE_TTL_MS: 1000, NODE_ENV: 'production', ...secrets }, cacheInvalidation: invalidation, rateLimiter });
     createHttpServer(app).listen(port, host);
     return;
   }
@@ -88,7 +88,7 @@ async function main(): Promise<void> {
   const app: Express = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  if (has('log')) app.use(requestLog({ logger, metrics: createMetrics(db), labelsOf: createRouteLabeller(app, (name) => registry.has(name)) }));
+  if (has('log')) app.use(requestLog({ logger, metrics: createMetrics(hotReads.pools()), labelsOf: createRouteLabeller(app, (name) => registry.has(name)) }));
   if (has('edge')) app.use(edgeHeaders());
   const readAccess = createMemberAccessReader({ db, cacheTtlMs: 1000, invalidation });
   const authenticate = createAuthenticator({ keys: createKeyAuthenticator({ db, cacheTtlMs: 1000, invalidation }), tokenKey: createJwtKeys(secrets).token, readAccess });
@@ -96,7 +96,7 @@ async function main(): Promise<void> {
   const router = express.Router({ caseSensitive: true });
   if (!has('envelope')) {
     router.get('/leads/:orgId/:id', async (req, res) => {
-      const lead = await leads.getById(db, req.params.orgId as string, req.params.id as string);
+      const lead = await leads.getById(db, hotReads, req.params.orgId as string, req.params.id as string);
       sendJson(res, lead ? 200 : 404, lead ? floorEnvelope(lead) : '{"error":"not found"}');
     });
   } else {
@@ -114,10 +114,10 @@ async function main(): Promise<void> {
       if (has('zod')) {
         const parsed = parseWithContext(procedure.input, raw, { phoneRegion: principal?.org.phoneRegion ?? 'GB', webhookUrlPolicy: 'production' });
         if (parsed instanceof Promise || !parsed.success) throw new Error('unexpected input');
-        const ctx = { db, orgId: org, org: principal?.org, actor: { kind: 'apiKey', id: principal?.id }, scopes: principal?.scopes, webhookUrlPolicy: 'production' };
+        const ctx = { db, hotReads, orgId: org, org: principal?.org, actor: { kind: 'apiKey', id: principal?.id }, scopes: principal?.scopes, webhookUrlPolicy: 'production' };
         output = await procedure.handler({ ctx: ctx as never, input: parsed.data });
       } else {
-        output = await leads.getById(db, org, (raw as { id: string }).id);
+        output = await leads.getById(db, hotReads, org, (raw as { id: string }).id);
       }
       sendJson(res, 200, JSON.stringify(encodeResult(output)));
     });

@@ -22,7 +22,7 @@ import { serverSetup } from './server-env';
 // Authentication: an API key, its hash looked up once and kept (no expiry, no revocation, no
 // re-check of open streams), the `events.read` scope and each event type's read scope checked.
 // PING_MS: tRPC's ping (off unless set), as the service's is set for the run.
-const { db, port, host } = serverSetup();
+const { db, hotReads, port, host } = serverSetup();
 const url = process.env.DATABASE_URL!;
 const pingMs = Number(process.env.PING_MS ?? 0);
 const PAGE = 500;
@@ -188,7 +188,7 @@ const router = t.router({
   }),
   leads: t.router({
     getById: t.procedure.input(z.object({ orgId: z.string(), id: z.string() })).query(async ({ input }) => {
-      const lead = await leads.getById(db, input.orgId, input.id);
+      const lead = await leads.getById(db, hotReads, input.orgId, input.id);
       if (!lead) throw new TRPCError({ code: 'NOT_FOUND' });
       return lead;
     }),

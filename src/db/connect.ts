@@ -2,12 +2,12 @@ import pg from 'pg';
 import { createDb, type Db, type DbOptions } from './knex';
 import { startEmbeddedPostgres, type EmbeddedPostgres, type EmbeddedRole } from '../embedded-database';
 import { migrateLatest } from './migrator';
-import { runCompiledStatementsOn } from './compiled-statements';
+import { HotReads } from './hot-reads';
 
 export interface Database {
   db: Db;
-  /** The pool `db`'s compiled statements (the leads' hot reads) run on, timing their own reads (with named statements only). */
-  compiledStatementsDb: Db | undefined;
+  /** Where the leads' hot reads run (hot-reads.ts): a pool of their own with named statements, else `db`. */
+  hotReads: HotReads;
   /** Set when the database is the embedded one (started by this process, or shared with the one that did). */
   embedded: EmbeddedPostgres | undefined;
   close(): Promise<void>;
@@ -48,17 +48,16 @@ export async function connectDatabase(options: ConnectOptions): Promise<Database
   const namedStatements = options.namedStatements === true;
   const poolOptions = { url, poolMax: options.poolMax, acquireTimeoutMs, statementTimeoutMs: options.statementTimeoutMs, applicationName, onWarning, namedStatements };
   const db = createDb(poolOptions);
-  // The hot reads' compiled statements get a pool of their own, of the same size, without pg's
-  // query_timeout (compiled-statements.ts says why): up to twice DB_POOL_MAX connections in all.
-  const compiledStatementsDb = namedStatements ? createDb({ ...poolOptions, readsTimedByCaller: true }) : undefined;
-  if (compiledStatementsDb) runCompiledStatementsOn(db, compiledStatementsDb);
+  // The hot reads get a pool of their own, of the same size, without pg's query_timeout
+  // (hot-reads.ts says why): up to twice DB_POOL_MAX connections in all.
+  const hotReads = namedStatements ? HotReads.onPoolOfTheirOwn(db, poolOptions) : HotReads.on(db);
   return {
     db,
-    compiledStatementsDb,
+    hotReads,
     embedded,
     async close() {
       await db.destroy();
-      await compiledStatementsDb?.destroy();
+      await hotReads.close();
       await embedded?.stop();
     },
   };

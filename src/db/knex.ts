@@ -1,6 +1,5 @@
 import knex, { type Knex } from 'knex';
 import pg from 'pg';
-import { allowNamedStatements, poolMark } from './prepared-statements';
 
 export type Db = Knex;
 
@@ -46,22 +45,39 @@ export interface DbOptions {
   applicationName?: string;
   /** Where knex's warnings go (a dropped dead connection, say); knex prints them to the console otherwise. */
   onWarning?: (message: string) => void;
-  /** Hot queries run as named prepared statements (prepared-statements.ts): DB_NAMED_STATEMENTS. */
+  /** Hot queries run as named prepared statements (prepared-statements.ts, `namedStatementsOn`): DB_NAMED_STATEMENTS. */
   namedStatements?: boolean;
   /**
-   * The pool's callers time their own reads (`readTimeoutOf`) instead of pg's `query_timeout`: for
-   * the pool only compiled statements run on (compiled-statements.ts says why).
+   * The pool's callers time their own reads (`readTimeoutFor`) instead of pg's `query_timeout`: for
+   * the hot reads' own pool (hot-reads.ts says why).
    */
   readsTimedByCaller?: boolean;
 }
 
-/** Pools (by their client's config) whose callers time their reads, and after how long they give up. */
-const callerReadTimeouts = new WeakMap<object, number>();
+/**
+ * Marks a pool made with `namedStatements`, on its client's config: knex hands that object on to
+ * every transaction's client, so a query inside a transaction (a write's outbox insert, say) is
+ * prepared too.
+ */
+const NAMED_STATEMENTS = Symbol('namedStatements');
 
-/** How long a caller of `db`'s pool waits for an answer before giving up, when the pool leaves that to its callers. */
-export function readTimeoutOf(db: Db): number | undefined {
-  const mark = poolMark(db);
-  return mark && callerReadTimeouts.get(mark);
+type MarkedConfig = Knex.Config & { [NAMED_STATEMENTS]?: true };
+
+/**
+ * Whether `db`'s statements may be named (prepared-statements.ts): each of its pool's connections
+ * has a session of its own (not so behind PgBouncer older than 1.21 in transaction mode, where
+ * DB_NAMED_STATEMENTS=false).
+ */
+export function namedStatementsOn(db: Db): boolean {
+  return (db.client.config as MarkedConfig)[NAMED_STATEMENTS] === true;
+}
+
+/**
+ * How long the driver waits for an answer (pg's query_timeout), or a caller of a pool that leaves
+ * that to its callers: the statement timeout and QUERY_TIMEOUT_SLACK_MS; none without one.
+ */
+export function readTimeoutFor(statementTimeoutMs: number | undefined): number | undefined {
+  return statementTimeoutMs ? statementTimeoutMs + QUERY_TIMEOUT_SLACK_MS : undefined;
 }
 
 /**
@@ -72,7 +88,7 @@ export function readTimeoutOf(db: Db): number | undefined {
  */
 export function createDb(options: DbOptions): Db {
   const { url, poolMax, acquireTimeoutMs = DEFAULT_ACQUIRE_TIMEOUT_MS, statementTimeoutMs, applicationName, onWarning } = options;
-  const readTimeoutMs = statementTimeoutMs ? statementTimeoutMs + QUERY_TIMEOUT_SLACK_MS : undefined;
+  const readTimeoutMs = readTimeoutFor(statementTimeoutMs);
   const driverReadTimeout = readTimeoutMs && !options.readsTimedByCaller ? { query_timeout: readTimeoutMs } : {};
   const statementTimeout = statementTimeoutMs ? { statement_timeout: statementTimeoutMs, ...driverReadTimeout } : {};
   const db = knex({
@@ -89,8 +105,7 @@ export function createDb(options: DbOptions): Db {
     // The first line says what happened; knex appends the driver's stack, which says nothing more.
     ...(onWarning ? { log: { warn: (message: unknown) => onWarning(String(message).split('\n')[0]!) } } : {}),
   });
-  if (options.namedStatements) allowNamedStatements(db);
-  if (readTimeoutMs && options.readsTimedByCaller) callerReadTimeouts.set(poolMark(db)!, readTimeoutMs);
+  if (options.namedStatements) (db.client.config as MarkedConfig)[NAMED_STATEMENTS] = true;
   return db;
 }
 

@@ -1,21 +1,5 @@
 import { createHash } from 'node:crypto';
-
-/**
- * Pools whose statements may be named: each connection has a session of its own (not so behind
- * PgBouncer older than 1.21 in transaction mode, where DB_NAMED_STATEMENTS=false).
- */
-const poolsWithNamedStatements = new WeakSet<object>();
-
-/**
- * Marks the pool by its client's config object, which knex hands on to every transaction's
- * client: a query inside a transaction (a write's outbox insert, say) is prepared too.
- */
-export const poolMark = (db: object): object | undefined => (db as { client?: { config?: object } }).client?.config;
-
-export function allowNamedStatements(db: object): void {
-  const mark = poolMark(db);
-  if (mark) poolsWithNamedStatements.add(mark);
-}
+import { namedStatementsOn, type Db } from './knex';
 
 /** Names by SQL text, so a hot query hashes its text once; bounded, as a name costs a little memory per connection too. */
 const namesByText = new Map<string, string>();
@@ -34,8 +18,8 @@ interface Preparable {
  * small one's a read and sort; a search's term, an OFFSET), so pages are planned on every call.
  * The name is a hash of the text: two texts never share one.
  */
-export function prepared<Q extends Preparable>(db: object, query: Q): Q {
-  if (!allowsNamedStatements(db)) return query;
+export function prepared<Q extends Preparable>(db: Db, query: Q): Q {
+  if (!namedStatementsOn(db)) return query;
   const { sql } = query.toSQL();
   let name = namesByText.get(sql);
   if (name === undefined) {
@@ -51,14 +35,8 @@ export function statementNameOf(sql: string): string {
   return `wsapi_${createHash('sha1').update(sql).digest('hex').slice(0, 24)}`;
 }
 
-/** `prepared` for a caller that already named the text (src/db/leads/compiled-page.ts names each shape once). */
-export function withStatementName<Q extends Preparable>(db: object, query: Q, name: string): Q {
-  if (allowsNamedStatements(db)) query.options({ name });
+/** `prepared` for a caller that already named the text (hot-reads.ts names each shape once). */
+export function withStatementName<Q extends Preparable>(db: Db, query: Q, name: string): Q {
+  if (namedStatementsOn(db)) query.options({ name });
   return query;
-}
-
-/** Whether `db`'s pool prepares named statements (each of its connections has a session of its own). */
-export function allowsNamedStatements(db: object): boolean {
-  const mark = poolMark(db);
-  return mark !== undefined && poolsWithNamedStatements.has(mark);
 }

@@ -1,7 +1,6 @@
 import express, { type Router } from 'express';
 import type { Db } from '../db/knex';
 import { isSchemaCurrent } from '../db/migrator';
-import { poolsOf } from '../db/compiled-statements';
 import type { DatabaseNodes } from '../db/nodes';
 
 type Problem = 'database unreachable' | 'migrations pending';
@@ -16,15 +15,15 @@ const READINESS_TIMEOUT_MS = 2000;
  * Readiness asks the coordinator alone: an instance whose one worker is down is still the right
  * place for the other workspaces' requests, so such a node is named in `degraded`, still 200.
  */
-export function healthRouter(deps: { db: Db; nodes: DatabaseNodes; timeoutMs?: number }): Router {
+export function healthRouter(deps: { db: Db; pools: readonly Db[]; nodes: DatabaseNodes; timeoutMs?: number }): Router {
   const router = express.Router({ caseSensitive: true });
   const timeoutMs = deps.timeoutMs ?? READINESS_TIMEOUT_MS;
   // Migrations only move forward while the process runs: once current, only reachability is asked.
   let schemaCurrent = false;
 
   async function findProblem(): Promise<Problem | undefined> {
-    // The hot reads run on a pool of their own (compiled-statements.ts): it must answer too.
-    await Promise.all(poolsOf(deps.db).map((pool) => pool.raw('select 1')));
+    // Every pool, `db` and the hot reads' own if they have one (hot-reads.ts): each must answer.
+    await Promise.all(deps.pools.map((pool) => pool.raw('select 1')));
     if (schemaCurrent) return undefined;
     // Asked first because knex's migration listing creates its tables when they are missing,
     // and a probe must not write to the database.

@@ -5,6 +5,7 @@ import { assertMaximumTier, assertScope, type Principal } from '../auth/principa
 import type { StreamTokenAuthenticator } from '../auth/stream-access';
 import { API_KEY_PATTERN } from '../domain/api-key-secret';
 import type { Db } from '../db/knex';
+import type { HotReads } from '../db/hot-reads';
 import type { LiveFeeds } from '../live/live-feeds';
 import type { SubscriptionContext } from '../rpc/define-subscription';
 import { readQueryInput } from '../rpc/dispatch';
@@ -22,6 +23,7 @@ import { rotationTime, type OpenStreams, type StreamSettings } from './open-stre
 export interface SubscriptionRouteDeps {
   subscriptions: SubscriptionRegistry;
   db: Db;
+  hotReads: HotReads;
   authenticate(authorization: string | undefined): Promise<Principal>;
   streamTokens: StreamTokenAuthenticator;
   rateLimiter?: RateLimiter;
@@ -70,7 +72,7 @@ export function subscriptionRouter(deps: SubscriptionRouteDeps): Router {
       stop: () => {}, rotateAt: rotationTime(deps.settings.maxDurationMs),
     };
     const ctx: SubscriptionContext = {
-      db: deps.db, orgId: principal.orgId, org: principal.org, actor: { kind: principal.kind, id: principal.id },
+      db: deps.db, hotReads: deps.hotReads, orgId: principal.orgId, org: principal.org, actor: { kind: principal.kind, id: principal.id },
       scopes: () => open.principal.scopes, webhookUrlPolicy: deps.webhookUrlPolicy, live: deps.live,
     };
     let remove = () => {};

@@ -1,6 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Db } from '../db/knex';
-import { poolsOf } from '../db/compiled-statements';
 import type { DatabaseNodes, NodeReport } from '../db/nodes';
 
 /** What the request observer needs; the registry is what /metrics renders. */
@@ -23,7 +22,7 @@ interface TarnPool {
  * as in the tests, never register a metric twice. Default process metrics are collected once,
  * here, when the registry is made.
  */
-export function createMetrics(db: Db, nodes?: DatabaseNodes): Metrics {
+export function createMetrics(pools: readonly Db[], nodes?: DatabaseNodes): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
@@ -40,8 +39,7 @@ export function createMetrics(db: Db, nodes?: DatabaseNodes): Metrics {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers,
   });
-  // The hot reads' compiled statements have a pool of their own (connect.ts): the gauges add both.
-  const pools = poolsOf(db);
+  // The gauges add every pool (the database handle's `hotReads.pools()`: the hot reads may have their own).
   registerPoolGauges(registry, () => pools.map((pool) => (pool.client as { pool?: TarnPool }).pool));
   if (nodes) registerNodeGauges(registry, nodes);
   // prom-client hashes a label object on every call; the children are kept instead (routes and

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { Db } from '../db/knex';
+import type { HotReads } from '../db/hot-reads';
 import type { Principal } from '../auth/principal';
 import type { WebhookUrlPolicy } from '../webhooks/url-safety';
 
@@ -9,6 +10,8 @@ export type Scope = `${string}.${'read' | 'create' | 'update' | 'delete'}`;
 /** What a handler knows about the call: the workspace and who acts in it. No req, no res. */
 export interface ProcedureContext {
   db: Db;
+  /** Where the leads' hot reads run outside a transaction (src/db/hot-reads.ts); given with `db`. */
+  hotReads: HotReads;
   orgId: string;
   org: Principal['org'];
   actor: { kind: Principal['kind']; id: string };

@@ -6,6 +6,7 @@ import { parseWithContext } from './parse-context';
 import { assertFieldChecks, checkedFieldsOf, inputProblems, runFieldChecks } from './field-checks';
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex';
+import type { HotReads } from '../db/hot-reads';
 import type { DatabaseNodes } from '../db/nodes';
 import type { AnyProcedure, Registry } from './registry';
 import { readIdempotencyKey } from '../idempotency/idempotency-key';
@@ -38,6 +39,8 @@ export interface RpcCall {
 export interface DispatchDeps {
   registry: Registry;
   db: Db;
+  /** Handed to each procedure as `ctx.hotReads`. */
+  hotReads: HotReads;
   /** Each call's database work runs within its workspace's node's bulkhead and breaker. */
   nodes: DatabaseNodes;
   authenticate(authorization: string | undefined): Promise<Principal>;
@@ -124,7 +127,7 @@ async function runOnNode(deps: DispatchDeps, call: ProcedureCall): Promise<{ out
   }
   const input = parsed.data;
   const ctx = {
-    db: deps.db, orgId: principal.orgId, org: principal.org, actor: { kind: principal.kind, id: principal.id },
+    db: deps.db, hotReads: deps.hotReads, orgId: principal.orgId, org: principal.org, actor: { kind: principal.kind, id: principal.id },
     scopes: principal.scopes, webhookUrlPolicy: deps.webhookUrlPolicy,
   };
   // The field checks run on the db the handler gets: in the idempotent transaction, a 404 is the

@@ -17,7 +17,7 @@ export const failsAfterEvent = defineProcedure({
   output: z.unknown(),
   async handler({ ctx, input }) {
     return ctx.db.transaction(async (trx) => {
-      const lead = (await leads.getById(trx, ctx.orgId, input.id))!;
+      const lead = (await leads.getById(trx, ctx.hotReads, ctx.orgId, input.id))!;
       await recordEvents(trx, ctx, [{ type: 'lead.updated', object: lead }]);
       throw new Error('boom after the event');
     });

@@ -2,6 +2,7 @@ import type { Express } from 'express';
 import { createApp } from '../../src/app';
 import { recordOutputMismatch } from './output-mismatches';
 import type { Db } from '../../src/db/knex';
+import type { HotReads } from '../../src/db/hot-reads';
 import { createLogger } from '../../src/logger';
 import { createTestDb } from './test-app';
 import type { RateLimiter } from '../../src/ratelimit/rate-limiter';
@@ -35,11 +36,11 @@ export interface ObservedApp {
 }
 
 /** The real app with its log captured in memory at `level` (info by default). */
-export function createObservedApp(options: { db?: Db; metricsToken?: string; level?: string; rateLimiter?: RateLimiter } = {}): ObservedApp {
+export function createObservedApp(options: { db?: Db; hotReads?: HotReads; metricsToken?: string; level?: string; rateLimiter?: RateLimiter } = {}): ObservedApp {
   const db = options.db ?? createTestDb();
   let written = '';
   const logger = createLogger(options.level ?? 'info', { destination: { write: (line: string) => void (written += line) } });
-  const app = createApp({ db, logger, config: { ...TEST_JWT_SECRETS, NODE_ENV: 'test', CHECK_OUTPUTS: true, BODY_LIMIT: '1mb', KEY_CACHE_TTL_MS: 1000, METRICS_TOKEN: options.metricsToken }, rateLimiter: options.rateLimiter, onOutputMismatch: recordOutputMismatch });
+  const app = createApp({ db, hotReads: options.hotReads, logger, config: { ...TEST_JWT_SECRETS, NODE_ENV: 'test', CHECK_OUTPUTS: true, BODY_LIMIT: '1mb', KEY_CACHE_TTL_MS: 1000, METRICS_TOKEN: options.metricsToken }, rateLimiter: options.rateLimiter, onOutputMismatch: recordOutputMismatch });
   const requestLines = () =>
     written
       .split('\n')

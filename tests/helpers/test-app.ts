@@ -1,6 +1,7 @@
 import type { Express } from 'express';
 import { createApp, type LiveDeps } from '../../src/app';
 import { createDb, type Db } from '../../src/db/knex';
+import { HotReads } from '../../src/db/hot-reads';
 import { createLogger, type Logger } from '../../src/logger';
 import type { Registry } from '../../src/rpc/registry';
 import type { CacheInvalidation } from '../../src/auth/key-invalidation';
@@ -24,6 +25,8 @@ export function createTestDb(poolMax = 5): Db {
 
 export interface TestContext {
   db: Db;
+  /** The app's hot reads: on `db` alone unless given. */
+  hotReads: HotReads;
   app: Express;
   close(): Promise<void>;
 }
@@ -32,6 +35,8 @@ export interface TestContext {
 export function createTestContext(
   options: {
     bodyLimit?: string; keyCacheTtlMs?: number; registry?: Registry; cacheInvalidation?: CacheInvalidation; db?: Db;
+    /** With `db`: the database handle's (connect.ts), to serve the hot reads from their own pool. */
+    hotReads?: HotReads;
     /** Rate limiting is off unless a limiter is given; it is closed with the context. */
     rateLimiter?: RateLimiter; trustProxy?: TrustProxy;
     /** Live updates (subscriptions); one process's own with the default settings when absent. */
@@ -41,8 +46,10 @@ export function createTestContext(
   } = {},
 ): TestContext {
   const db = options.db ?? createTestDb();
+  const hotReads = options.hotReads ?? HotReads.on(db);
   const app = createApp({
     db,
+    hotReads,
     // NODE_ENV=test: webhooks go to the tests' own loopback receivers.
     config: { ...TEST_JWT_SECRETS, NODE_ENV: 'test', CHECK_OUTPUTS: true, BODY_LIMIT: options.bodyLimit ?? '1mb', KEY_CACHE_TTL_MS: options.keyCacheTtlMs ?? 1000, TRUST_PROXY: options.trustProxy },
     logger: options.logger ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
@@ -56,5 +63,5 @@ export function createTestContext(
     await options.rateLimiter?.close();
     await db.destroy();
   };
-  return { db, app, close };
+  return { db, hotReads, app, close };
 }

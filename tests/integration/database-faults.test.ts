@@ -200,17 +200,17 @@ describe('database faults', () => {
     });
   });
 
-  describe("the compiled statements' pool, which times its own reads (as the service connects)", () => {
+  describe("the hot reads' pool, which times its own reads (as the service connects)", () => {
     it('answers a REST list page 503 within the query timeout on a silent path, then 200 on connections that replace the waiting ones', async () => {
-      // The pools as index.ts makes them: the compiled statements (the list's first page) run on a
-      // second pool, without pg's query_timeout; its callers give up after the same time.
+      // The pools as index.ts makes them: the hot reads (the list's first page) run on a second
+      // pool, without pg's query_timeout; its callers give up after the same time.
       const database = await connectDatabase({
         url: proxy.urlFor(testDatabaseUrl()), embeddedDir: '', poolMax: 3, migrate: false, namedStatements: true,
         acquireTimeoutMs: ACQUIRE_TIMEOUT_MS, statementTimeoutMs: STATEMENT_TIMEOUT_MS, applicationName, onWarning: () => undefined,
       });
-      expect(database.compiledStatementsDb).toBeDefined();
+      expect(database.hotReads.pool).not.toBe(database.db);
       // The key stays cached, so only the page's statement needs the database.
-      const pair = createTestContext({ db: database.db, keyCacheTtlMs: 60_000 });
+      const pair = createTestContext({ db: database.db, hotReads: database.hotReads, keyCacheTtlMs: 60_000 });
       const list = () => request(pair.app).get('/api/v1/leads?pageSize=1').set('Authorization', `Bearer ${key}`);
       try {
         // Three pages at once open three connections in each pool.

@@ -1,5 +1,6 @@
 import * as leads from '../../src/db/leads';
 import type { Db } from '../../src/db/knex';
+import { HotReads } from '../../src/db/hot-reads';
 import { createTestDb, testDatabaseUrl } from '../helpers/test-app';
 import { createWorkspace } from '../helpers/factories';
 import { openStream, subscriptionPath } from '../helpers/sse';
@@ -59,7 +60,7 @@ describe('SIGTERM', () => {
     expect(response).toMatch(/\r\nConnection: close\r\n/i);
     const id = /"id":"(lead_[0-9A-Za-z]+)"/.exec(response)?.[1];
     expect(id).toBeDefined();
-    expect((await leads.getById(db, workspace.org.id, id!))?.name).toBe(name);
+    expect((await leads.getById(db, HotReads.on(db), workspace.org.id, id!))?.name).toBe(name);
 
     expect(await server.exited).toBe(0);
     expect(server.lines.filter((line) => /shutting down: no longer accepting/.test(line))).toHaveLength(1);

@@ -5,6 +5,7 @@ import * as contacts from '../../src/db/contacts';
 import type { LeadListFilters, LeadSortKey, NewLead } from '../../src/db/leads';
 import { toSearchTerm } from '../../src/domain/phone';
 import type { Db } from '../../src/db/knex';
+import { HotReads } from '../../src/db/hot-reads';
 
 interface PlanNode {
   'Node Type': string;
@@ -78,6 +79,7 @@ const itOnOneNode = process.env.WSAPI_TEST_CITUS === '1' ? it.skip : it;
 
 describe('leads list query plans (EXPLAIN on real PostgreSQL)', () => {
   const db = createTestDb(2);
+  const hotReads = HotReads.on(db);
   let orgId: string;
   let member: string;
   afterAll(() => db.destroy());
@@ -103,7 +105,7 @@ describe('leads list query plans (EXPLAIN on real PostgreSQL)', () => {
     const record = (q: { sql: string; bindings: unknown[] }) => seen.push(q);
     db.on('query', record);
     try {
-      await leads.listAsJson(db, orgId, filters, options.after ? { after: options.after, pageSize: 100 } : { page: options.page ?? 1, pageSize: 100 });
+      await leads.listAsJson(db, hotReads, orgId, filters, options.after ? { after: options.after, pageSize: 100 } : { page: options.page ?? 1, pageSize: 100 });
     } finally {
       db.removeListener('query', record);
     }
@@ -163,7 +165,7 @@ describe('leads list query plans (EXPLAIN on real PostgreSQL)', () => {
     const record = (q: { sql: string }) => sent.push(q.sql);
     db.on('query', record);
     try {
-      await leads.listAsJson(db, orgId, { status: 'CONTACTED' }, { page: 1, pageSize: 100 });
+      await leads.listAsJson(db, hotReads, orgId, { status: 'CONTACTED' }, { page: 1, pageSize: 100 });
     } finally {
       db.removeListener('query', record);
     }
@@ -186,12 +188,12 @@ describe('leads list query plans (EXPLAIN on real PostgreSQL)', () => {
     db.on('query', record);
     try {
       // The REST list's page is one aggregated row even when it holds no lead, so it carries the total.
-      const rendered = await leads.listAsJson(db, orgId, { status: 'CONTACTED' }, { page: 10_000, pageSize: 100 });
+      const rendered = await leads.listAsJson(db, hotReads, orgId, { status: 'CONTACTED' }, { page: 10_000, pageSize: 100 });
       expect(rendered).toEqual({ leadsJson: '', total: 15_000, next: null });
       expect(sent).toHaveLength(1);
       // leads.getAll reads rows: none came back to carry the total, so the counters are asked.
       sent.length = 0;
-      const rows = await leads.list(db, orgId, { status: 'CONTACTED' }, { page: 10_000, pageSize: 100 });
+      const rows = await leads.list(db, hotReads, orgId, { status: 'CONTACTED' }, { page: 10_000, pageSize: 100 });
       expect(rows).toEqual({ leads: [], total: 15_000, next: null });
       expect(sent).toHaveLength(2);
     } finally {
@@ -281,7 +283,7 @@ describe('leads list query plans (EXPLAIN on real PostgreSQL)', () => {
   it('reads JSON only for the rows sent on a search\'s cursor page too', async () => {
     // 'company 49' is in 1,320 leads (companies 49 and 490-499); the page after the first 100.
     const filters = { search: toSearchTerm('company 49') };
-    const { next } = await leads.listAsJson(db, orgId, filters, { page: 1, pageSize: 100 });
+    const { next } = await leads.listAsJson(db, hotReads, orgId, filters, { page: 1, pageSize: 100 });
     const plan = await planOf(filters, pageQuery, { analyze: true, after: next! });
     // The page is joined once, after its three key ranges are merged.
     expect(jsonLookupsOf(nodesOf(plan))).toEqual([101]);
@@ -306,7 +308,7 @@ describe('leads list query plans (EXPLAIN on real PostgreSQL)', () => {
     const record = (q: { sql: string; options?: { name?: string } }) => sent.push(q);
     db.on('query', record);
     try {
-      await leads.listAsJson(db, orgId, filters(), { page: 1, pageSize: 100 });
+      await leads.listAsJson(db, hotReads, orgId, filters(), { page: 1, pageSize: 100 });
     } finally {
       db.removeListener('query', record);
     }

@@ -1,4 +1,5 @@
 import { createDb, type Db } from '../../src/db/knex';
+import { HotReads } from '../../src/db/hot-reads';
 import { createTestDb, testDatabaseUrl } from '../helpers/test-app';
 import { createLead, createWorkspace } from '../helpers/factories';
 import * as leads from '../../src/db/leads';
@@ -26,13 +27,14 @@ describe('leads queries as named prepared statements', () => {
   it('prepares getById once per session; never a page, whose plan depends on its workspace\'s size', async () => {
     const db = createDb({ url: testDatabaseUrl(), poolMax: 1, namedStatements: true });
     try {
+      const hotReads = HotReads.on(db);
       for (let i = 0; i < 3; i += 1) {
-        await leads.listAsJson(db, orgId, {}, { page: 1, pageSize: 2 });
-        await leads.list(db, orgId, { status: 'NOT_CONTACTED' }, { page: 1, pageSize: 2 });
-        await leads.listAsJson(db, orgId, { assignedToId: 'unassigned' }, { page: 1, pageSize: 2 });
-        await leads.listAsJson(db, orgId, { assignedToId: 'unassigned' }, { page: 2, pageSize: 2 });
-        await leads.getById(db, orgId, leadIds[0]!);
-        await leads.listAsJson(db, orgId, { search: toSearchTerm('Prepared') }, { page: 1, pageSize: 2 });
+        await leads.listAsJson(db, hotReads, orgId, {}, { page: 1, pageSize: 2 });
+        await leads.list(db, hotReads, orgId, { status: 'NOT_CONTACTED' }, { page: 1, pageSize: 2 });
+        await leads.listAsJson(db, hotReads, orgId, { assignedToId: 'unassigned' }, { page: 1, pageSize: 2 });
+        await leads.listAsJson(db, hotReads, orgId, { assignedToId: 'unassigned' }, { page: 2, pageSize: 2 });
+        await leads.getById(db, hotReads, orgId, leadIds[0]!);
+        await leads.listAsJson(db, hotReads, orgId, { search: toSearchTerm('Prepared') }, { page: 1, pageSize: 2 });
       }
       const texts = await preparedTexts(db);
       expect(texts.filter((t) => /"l"\."id" = \$\d limit \$\d/.test(t)).length).toBe(1);
@@ -50,10 +52,11 @@ describe('leads queries as named prepared statements', () => {
     const named = createDb({ url: testDatabaseUrl(), poolMax: 1, namedStatements: true });
     try {
       const walk = async (db: Db) => {
+        const hotReads = HotReads.on(db);
         const pages: unknown[] = [];
         let position: leads.ListPosition = { page: 1, pageSize: 2 };
         for (let i = 0; i < 4; i += 1) {
-          const page = await leads.listAsJson(db, orgId, {}, position);
+          const page = await leads.listAsJson(db, hotReads, orgId, {}, position);
           pages.push(page);
           if (!page.next) break;
           position = { after: page.next, pageSize: 2 };

@@ -33,7 +33,7 @@ describe('GET /api/v1/leads renders each lead exactly as the Lead object', () =>
       await createLead(ctx.db, ws.org.id, { nextCallAt: new Date('9999-12-31T23:59:59.999Z') }),
       await createLead(ctx.db, ws.org.id, { nextCallAt: new Date('0999-06-15T12:30:00.120Z') }),
     ];
-    const expected = await Promise.all(stored.map(async (l) => toJsonLead((await leads.getById(ctx.db, ws.org.id, l.id))!)));
+    const expected = await Promise.all(stored.map(async (l) => toJsonLead((await leads.getById(ctx.db, ctx.hotReads, ws.org.id, l.id))!)));
 
     const res = await listLeads(ctx.app, ws.key, { pageSize: 100 });
 

@@ -35,7 +35,7 @@ async function addLeadTo(db: Db, orgId: string, contactId: string): Promise<stri
 /** The REST list's leads against the Lead objects getById answers, field for field. */
 async function expectListMatchesLeads(orgId: string, key: string): Promise<void> {
   const listed = bodyOf(await listLeads(ctx.app, key, { pageSize: 100 })).data;
-  const expected = await Promise.all(listed.map(async (l) => toJsonLead((await leads.getById(ctx.db, orgId, l.id))!)));
+  const expected = await Promise.all(listed.map(async (l) => toJsonLead((await leads.getById(ctx.db, ctx.hotReads, orgId, l.id))!)));
   expect(listed).toStrictEqual(expected);
 }
 

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { createDb } from '../../src/db/knex';
 import { migrateLatest } from '../../src/db/migrator';
-import { runCompiledStatementsOn } from '../../src/db/compiled-statements';
+import { HotReads } from '../../src/db/hot-reads';
 import { createObservedApp } from '../helpers/observability-app';
 import { testDatabaseUrl } from '../helpers/test-app';
 import { useOwnDatabase } from '../helpers/own-database';
@@ -55,14 +55,13 @@ describe('GET /readyz', () => {
 
   it("answers 503 when the hot reads' pool cannot connect, though the main pool can", async () => {
     const main = createDb({ url: testDatabaseUrl(), poolMax: 1, onWarning: () => undefined });
-    const hotReads = createDb({ url: 'postgres://postgres@127.0.0.1:1/x', poolMax: 1, acquireTimeoutMs: 500, onWarning: () => undefined });
-    runCompiledStatementsOn(main, hotReads);
-    const app = createObservedApp({ db: main });
+    const hotReads = HotReads.onPoolOfTheirOwn(main, { url: 'postgres://postgres@127.0.0.1:1/x', poolMax: 1, acquireTimeoutMs: 500, onWarning: () => undefined });
+    const app = createObservedApp({ db: main, hotReads });
     try {
       await request(app.app).get('/readyz').expect(503, { status: 'unavailable', reason: 'database unreachable' });
     } finally {
       await app.close();
-      await hotReads.destroy();
+      await hotReads.close();
     }
   });
 

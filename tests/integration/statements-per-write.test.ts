@@ -44,7 +44,7 @@ let recording: Recording | undefined;
 
 // knex emits one `query` event per statement on the instance whose pool runs it, transactions'
 // statements included (with their `__knexTxId`), BEGIN and COMMIT too; the hot reads' compiled
-// statements, sent straight to a pooled connection, emit it as well (src/db/compiled-statements.ts).
+// statements, sent straight to a pooled connection, emit it as well (src/db/hot-reads.ts).
 ctx.db.on('query', (data: { sql: string; __knexTxId?: string }) => {
   recording?.statements.push({ sql: data.sql, txId: data.__knexTxId });
 });

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import knex from 'knex';
 import { compiledPageStatement } from '../../src/db/leads/compiled-page';
-import { CallValues, compiledPerShape, type BoundStatement } from '../../src/db/compiled-statements';
+import { CallValues, compiledPerShape, type BoundStatement } from '../../src/db/hot-reads';
 import { pageStatement, type ListPosition, type PageArgs } from '../../src/db/leads/page-statement';
 import { LEAD_STATUSES } from '../../src/domain/lead-status';
 

@@ -1,5 +1,5 @@
 import type { Db } from '../knex';
-import { CallValues, compiledPerShape, type BoundStatement } from '../compiled-statements';
+import { CallValues, compiledPerShape, type BoundStatement } from '../hot-reads';
 import { pageStatement, type PageArgs } from './page-statement';
 
 // Unnamed, so planned on every call with its values: a page's best plan depends on how many leads
@@ -9,7 +9,7 @@ const compiledPage = compiledPerShape(pageStatement, { named: false });
 
 /**
  * The statement of a first page or a keyset page without a search, as `pageStatement` builds it,
- * compiled once per shape and planned on every call (src/db/compiled-statements.ts, which says what that buys): its ids,
+ * compiled once per shape and planned on every call (src/db/hot-reads.ts, which says what that buys): its ids,
  * status and cursor key are the call's values; its filters present, 'unassigned', the cursor's
  * null next call, the page size and the rest shape its text
  * (tests/property/compiled-page.property.test.ts holds it to `pageStatement`).

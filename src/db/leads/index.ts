@@ -1,5 +1,5 @@
 import type { Db } from '../knex';
-import { CallValues, compiledPerShape } from '../compiled-statements';
+import { CallValues, compiledPerShape, type HotReads } from '../hot-reads';
 import { LEAD_COLUMNS, leadsWithContacts, toLead, type Lead, type LeadRow } from './shape';
 
 // The leads' data path: reads here and in list.ts; every write of a lead, or of a contact's
@@ -15,13 +15,15 @@ export { startCounterFolding } from './counters';
 export { storeLeadJson, renderLeadJson } from './lead-json';
 export { createLead, updateLead, lockLead, deleteLead, updateContact, unlinkClient, unassignMember, insertLeads, type LeadChange, type LeadWrite, type NewLead } from './writes';
 
-/** The hottest read: compiled once and run on the hot reads' pool (src/db/compiled-statements.ts says what that buys). */
+/** The hottest read: compiled once and run where `hotReads` says (src/db/hot-reads.ts says what that buys). */
 const compiledGetById = compiledPerShape((db, { orgId, leadId }: { orgId: string; leadId: string }) =>
   leadsWithContacts(db, orgId).select(LEAD_COLUMNS).where('l.id', leadId).limit(1));
 
-export async function getById(db: Db, orgId: string, leadId: string): Promise<Lead | undefined> {
+/** One lead: in `db` when it is a transaction, else where `hotReads` says. */
+export async function getById(db: Db, hotReads: HotReads, orgId: string, leadId: string): Promise<Lead | undefined> {
   const values = new CallValues();
-  const [row] = await compiledGetById(db, { orgId: values.of(orgId), leadId: values.of(leadId) }, values).rows<LeadRow>();
+  const statement = compiledGetById(db, { orgId: values.of(orgId), leadId: values.of(leadId) }, values);
+  const [row] = await hotReads.rows<LeadRow>(db, statement);
   return row ? toLead(row) : undefined;
 }
 

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { LONG_STATEMENT_OPTIONS, withLongStatements, type Db } from '../knex';
+import type { HotReads } from '../hot-reads';
 import { offsetOf, toPage, type Pagination } from '../pagination';
 import { compiledPageStatement } from './compiled-page';
 import { leadsOf, toLead, type Lead, type LeadRow } from './shape';
@@ -10,6 +11,8 @@ import { applyFilters, pageStatement, type JsonPageRow, type LeadListFilters, ty
 // The leads list: `leads.getAll` (Lead objects) and `GET /api/v1/leads` (the leads' stored JSON)
 // answer the same page, in page mode (`page`) or cursor mode (`cursor`), with the exact total.
 // Totals without a search are the counters' sum (counters.ts); a search counts its matches.
+// First and keyset pages run where `hotReads` says unless `db` is a transaction (pageRows);
+// everything else on `db`.
 
 /** Page mode (`page`, default 1) or cursor mode (`cursor`); the input schema refuses both at once. */
 export interface LeadsPageRequest {
@@ -31,9 +34,9 @@ export interface CursorPage<T> {
 }
 
 /** One answer of `leads.getAll`: the same page as the REST list, with Lead objects (Dates as Dates). */
-export async function listLeadsPage(db: Db, orgId: string, filters: LeadListFilters, request: LeadsPageRequest): Promise<CursorPage<Lead>> {
+export async function listLeadsPage(db: Db, hotReads: HotReads, orgId: string, filters: LeadListFilters, request: LeadsPageRequest): Promise<CursorPage<Lead>> {
   const { page, pageSize, position, cursorAfter } = positionOf(orgId, filters, request);
-  const { leads, total, next } = await list(db, orgId, filters, position);
+  const { leads, total, next } = await list(db, hotReads, orgId, filters, position);
   return toCursorPage(leads, total, { page, pageSize }, cursorAfter(next));
 }
 
@@ -42,9 +45,9 @@ export async function listLeadsPage(db: Db, orgId: string, filters: LeadListFilt
  * (send-json.ts): the same page and wrapper as `listLeadsPage`, with each lead as PostgreSQL
  * stored it (lead_json: plain JSON, dates as ISO strings).
  */
-export async function renderLeadsPageJson(db: Db, orgId: string, filters: LeadListFilters, request: LeadsPageRequest): Promise<string[]> {
+export async function renderLeadsPageJson(db: Db, hotReads: HotReads, orgId: string, filters: LeadListFilters, request: LeadsPageRequest): Promise<string[]> {
   const { page, pageSize, position, cursorAfter } = positionOf(orgId, filters, request);
-  const { leadsJson, total, next } = await listAsJson(db, orgId, filters, position);
+  const { leadsJson, total, next } = await listAsJson(db, hotReads, orgId, filters, position);
   const { pagination } = toCursorPage([], total, { page, pageSize }, cursorAfter(next));
   return ['{"data":[', leadsJson, `],"pagination":${JSON.stringify(pagination)}}`];
 }
@@ -79,12 +82,13 @@ function toCursorPage<T>(data: T[], total: number, request: { page: number | nul
 /** One page of leads, the exact total, and the sort key of the page's last lead when more leads follow (else null). */
 export async function list(
   db: Db,
+  hotReads: HotReads,
   orgId: string,
   filters: LeadListFilters,
   position: ListPosition,
 ): Promise<{ leads: Lead[]; total: number; next: LeadSortKey | null }> {
   const { page, total } = await withTotal(db, orgId, filters, position, async (db, withTotal) => {
-    const rows = await pageRows<LeadRow & { total?: string }>(db, { orgId, filters, position, as: 'columns', withTotal });
+    const rows = await pageRows<LeadRow & { total?: string }>(db, hotReads, { orgId, filters, position, as: 'columns', withTotal });
     return { rows, fetched: rows.length, total: rows[0]?.total === undefined ? null : Number(rows[0].total) };
   });
   const last = page.rows[position.pageSize - 1];
@@ -95,12 +99,13 @@ export async function list(
 /** The same page as `list`, its leads as their stored JSON joined with commas (for the REST list, which sends them as they come). */
 export async function listAsJson(
   db: Db,
+  hotReads: HotReads,
   orgId: string,
   filters: LeadListFilters,
   position: ListPosition,
 ): Promise<{ leadsJson: string; total: number; next: LeadSortKey | null }> {
   const { page, total } = await withTotal(db, orgId, filters, position, async (db, withTotal) => {
-    const [row] = await pageRows<JsonPageRow>(db, { orgId, filters, position, as: 'json', withTotal });
+    const [row] = await pageRows<JsonPageRow>(db, hotReads, { orgId, filters, position, as: 'json', withTotal });
     if (!row) throw new Error('an aggregate answers one row');
     return { row, fetched: row.fetched, total: row.total === undefined ? null : Number(row.total) };
   });
@@ -141,16 +146,16 @@ async function withTotal<P extends { fetched: number; total: number | null }>(
 }
 
 /** Up to pageSize + 1 rows of the page statement. */
-async function pageRows<Row>(db: Db, args: PageArgs): Promise<Row[]> {
+async function pageRows<Row>(db: Db, hotReads: HotReads, args: PageArgs): Promise<Row[]> {
   const { filters, position } = args;
   // First and keyset pages cost about the same on every call: their statement is compiled once
-  // per shape and runs on the hot reads' pool (compiled-page.ts). A search's plan depends on its
-  // term, and an OFFSET's cost grows with it: those are built on every call. None is prepared
-  // under a name: each page's plan depends on its workspace's size.
+  // per shape and runs where `hotReads` says, or in `db` when it is a transaction (compiled-page.ts).
+  // A search's plan depends on its term, and an OFFSET's cost grows with it: those are built on
+  // every call. None is prepared under a name: each page's plan depends on its workspace's size.
   const planEachCall = filters.search !== undefined || ('page' in position && offsetOf(position) > 0);
   // A JSON page's 200 sort-key timestamps stay text; only the last row's are parsed (parseTimestamp).
   const types = args.as === 'json' ? TIMESTAMPS_AS_TEXT : undefined;
-  if (!planEachCall) return compiledPageStatement(db, args).rows<Row>(types);
+  if (!planEachCall) return hotReads.rows<Row>(db, compiledPageStatement(db, args), types);
   const query = pageStatement(db, args);
   query.options({ ...(types && { types }), ...(filters.search !== undefined && LONG_STATEMENT_OPTIONS) });
   const result: unknown = await query;

@@ -5,6 +5,7 @@ import { invalidInput } from '../../errors/app-error';
 import * as leads from '../../db/leads';
 import { leadsListQuery, toLeadListFilters } from '../../procedures/leads/lead-list.schema';
 import type { Db } from '../../db/knex';
+import type { HotReads } from '../../db/hot-reads';
 import type { DatabaseNodes } from '../../db/nodes';
 import { authenticateRestCall } from './authenticate-rest-call';
 import type { RateLimiter } from '../../ratelimit/rate-limiter';
@@ -17,6 +18,7 @@ import { LEADS_PATH } from './rest-answers';
  */
 export function leadsRouter(deps: {
   db: Db;
+  hotReads: HotReads;
   nodes: DatabaseNodes;
   authenticate(authorization: string | undefined): Promise<Principal>;
   rateLimiter?: RateLimiter;
@@ -33,7 +35,7 @@ export function leadsRouter(deps: {
     const parsed = leadsListQuery.safeParse(query);
     if (!parsed.success) throw fromZodError(parsed.error);
     const filters = toLeadListFilters(parsed.data);
-    const body = await deps.nodes.run(principal.orgId, () => leads.renderLeadsPageJson(deps.db, principal.orgId, filters, parsed.data));
+    const body = await deps.nodes.run(principal.orgId, () => leads.renderLeadsPageJson(deps.db, deps.hotReads, principal.orgId, filters, parsed.data));
     sendJson(res, 200, body);
   });
   return router;

@@ -13,7 +13,7 @@ export const leadsGetById = defineProcedure({
   input: objectOf({ id: idOf('lead') }),
   output: leadOutput,
   async handler({ ctx, input }): Promise<LeadOutput> {
-    const lead = await leads.getById(ctx.db, ctx.orgId, input.id);
+    const lead = await leads.getById(ctx.db, ctx.hotReads, ctx.orgId, input.id);
     if (!lead) throw notInWorkspace('leads', input.id);
     return lead;
   },

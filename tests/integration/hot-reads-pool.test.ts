@@ -1,6 +1,7 @@
 import { tmpdir } from 'node:os';
-import type { Db } from '../../src/db/knex';
+import { createDb, type Db } from '../../src/db/knex';
 import { connectDatabase, type Database } from '../../src/db/connect';
+import { HotReads } from '../../src/db/hot-reads';
 import * as leads from '../../src/db/leads';
 import { toSearchTerm } from '../../src/domain/phone';
 import { createMetrics } from '../../src/observability/metrics';
@@ -17,7 +18,7 @@ async function preparedIn(db: Db): Promise<PreparedRow[]> {
 
 const planCacheMode = async (db: Db) => (await db.raw<{ rows: { plan_cache_mode: string }[] }>('show plan_cache_mode')).rows[0]!.plan_cache_mode;
 
-describe('compiled statements on a pool of their own (connect.ts)', () => {
+describe("the hot reads on a pool of their own (connect.ts, hot-reads.ts)", () => {
   let setup: Db;
   let orgId: string;
   let leadId: string;
@@ -36,22 +37,24 @@ describe('compiled statements on a pool of their own (connect.ts)', () => {
 
   it('runs first pages there unnamed and getById there named, while searches stay on the main pool; neither pool forces generic plans', async () => {
     const calls = 7;
-    const compiled = database.compiledStatementsDb!;
+    const { db, hotReads } = database;
+    const compiled = hotReads.pool;
+    expect(compiled).not.toBe(db);
     const sentThere: { sql: string; options?: { name?: string } }[] = [];
     const record = (q: { sql: string; options?: { name?: string } }) => sentThere.push(q);
     compiled.on('query', record);
     try {
       for (let i = 0; i < calls; i += 1) {
-        await leads.listAsJson(database.db, orgId, {}, { page: 1, pageSize: 2 });
-        expect((await leads.getById(database.db, orgId, leadId))?.name).toBe('Generic Plan');
-        expect((await leads.listAsJson(database.db, orgId, { search: toSearchTerm('Generic') }, { page: 1, pageSize: 2 })).total).toBe(1);
+        await leads.listAsJson(db, hotReads, orgId, {}, { page: 1, pageSize: 2 });
+        expect((await leads.getById(db, hotReads, orgId, leadId))?.name).toBe('Generic Plan');
+        expect((await leads.listAsJson(db, hotReads, orgId, { search: toSearchTerm('Generic') }, { page: 1, pageSize: 2 })).total).toBe(1);
       }
     } finally {
       compiled.removeListener('query', record);
     }
     // Forced generic plans fail on Citus ("could not create distributed plan"): PostgreSQL chooses.
     expect(await planCacheMode(compiled)).toBe('auto');
-    expect(await planCacheMode(database.db)).toBe('auto');
+    expect(await planCacheMode(db)).toBe('auto');
     // The first page ran there every call, planned each time (its plan depends on the workspace's size).
     const pages = sentThere.filter((q) => q.sql.includes('"lead_json"'));
     expect(pages.length).toBe(calls);
@@ -60,16 +63,17 @@ describe('compiled statements on a pool of their own (connect.ts)', () => {
     expect(statements.map((s) => (s.statement.includes('"lead_json"') ? 'page' : 'getById'))).toEqual(['getById']);
     // Prepared once on its connection and run every call.
     for (const s of statements) expect(Number(s.custom_plans) + Number(s.generic_plans)).toBe(calls);
-    expect(await preparedIn(database.db)).toEqual([]);
+    expect(await preparedIn(db)).toEqual([]);
   });
 
-  it("keeps a transaction's compiled statements on its own connection, where its writes are seen", async () => {
+  it("runs them on a transaction's own connection when given one, where its writes are seen", async () => {
     const rollBack = new Error('roll back');
     const written = database.db.transaction(async (trx) => {
       const { id } = await createLead(trx, orgId, { name: 'Uncommitted' });
-      expect((await leads.getById(trx, orgId, id))?.name).toBe('Uncommitted');
+      expect((await leads.getById(trx, database.hotReads, orgId, id))?.name).toBe('Uncommitted');
+      expect((await leads.list(trx, database.hotReads, orgId, {}, { page: 1, pageSize: 100 })).leads.map((l) => l.id)).toContain(id);
       // The other pool's session cannot see the uncommitted lead.
-      expect(await leads.getById(database.db, orgId, id)).toBeUndefined();
+      expect(await leads.getById(database.db, database.hotReads, orgId, id)).toBeUndefined();
       throw rollBack;
     });
     // A failed expectation inside would reject with itself, not with rollBack.
@@ -77,16 +81,37 @@ describe('compiled statements on a pool of their own (connect.ts)', () => {
   });
 
   it("adds its connections to the pool gauges of /metrics", async () => {
-    const { registry } = createMetrics(database.db);
+    const { registry } = createMetrics(database.hotReads.pools());
     // poolMax 1 for each of the two pools.
     expect(await registry.getSingleMetricAsString('db_pool_connections_max')).toMatch(/^db_pool_connections_max 2$/m);
+  });
+
+  it('times its own reads there: the statement timeout and 1 s, with no query_timeout for pg to close over', async () => {
+    const options = { url: testDatabaseUrl(), poolMax: 1, statementTimeoutMs: 2000, namedStatements: true };
+    const main = createDb(options);
+    const hotReads = HotReads.onPoolOfTheirOwn(main, options);
+    try {
+      const connectionOf = (db: Db) => db.client.config.connection as Record<string, unknown>;
+      expect(hotReads.readTimeoutMs).toBe(3000);
+      expect(connectionOf(hotReads.pool)).toMatchObject({ statement_timeout: 2000 });
+      expect(connectionOf(hotReads.pool).query_timeout).toBeUndefined();
+      expect(connectionOf(main).query_timeout).toBe(3000);
+      expect(hotReads.namedStatements).toBe(true);
+      // On the main pool alone, pg's query_timeout times them.
+      expect(HotReads.on(main).readTimeoutMs).toBeUndefined();
+    } finally {
+      await hotReads.close();
+      await main.destroy();
+    }
   });
 
   it('has no pool of its own without named statements', async () => {
     const plain = await connectDatabase({ url: testDatabaseUrl(), embeddedDir: tmpdir(), poolMax: 1, migrate: false });
     try {
-      expect(plain.compiledStatementsDb).toBeUndefined();
-      expect(await leads.getById(plain.db, orgId, leadId)).toBeDefined();
+      expect(plain.hotReads.pool).toBe(plain.db);
+      expect(plain.hotReads.pools()).toEqual([plain.db]);
+      expect(plain.hotReads.namedStatements).toBe(false);
+      expect(await leads.getById(plain.db, plain.hotReads, orgId, leadId)).toBeDefined();
     } finally {
       await plain.close();
     }

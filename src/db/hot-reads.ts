@@ -1,23 +1,25 @@
 import type { Knex } from 'knex';
 import type pg from 'pg';
-import { readTimeoutOf, type Db } from './knex';
-import { allowsNamedStatements, withStatementName, statementNameOf, poolMark } from './prepared-statements';
+import { createDb, namedStatementsOn, readTimeoutFor, type Db, type DbOptions } from './knex';
+import { withStatementName, statementNameOf } from './prepared-statements';
 
 /**
  * The hot reads' speed trick, used by the leads' data path alone (`getById`, and the list's first
- * and keyset pages in src/db/leads/compiled-page.ts). Three parts, each measured against the plain
- * knex query on the million-lead workspace (2026-11-26, on a busy 2-core machine):
+ * and keyset pages in src/db/leads/compiled-page.ts), which is given the database handle's
+ * `HotReads` (connect.ts). Three parts, each measured against the plain knex query on the
+ * million-lead workspace (2026-11-26, on a busy 2-core machine):
  * - compiled once per shape: knex builds and compiles a page's nested queries on every call; with
  *   stand-ins for its values it is built once and each call binds its own values (a first page:
  *   230-240 µs of Node's CPU instead of 335-365 µs compiled per call, 10 at a time in one process);
  * - run straight on a pooled connection, through pg's callback form: knex's runner added 30-40 µs;
- * - on a pool of its own (connect.ts) without pg's query_timeout, whose closure kept each answer
- *   alive past its request (below): over HTTP at 50 connections the same statements through knex
- *   on the main pool cost 100-250 µs more CPU per getById or first page.
+ * - on a pool of its own (`HotReads.onPoolOfTheirOwn`) without pg's query_timeout, whose closure
+ *   kept each answer alive past its request (`runOn`): over HTTP at 50 connections the same
+ *   statements through knex on the main pool cost 100-250 µs more CPU per getById or first page.
  * Served over HTTP, getById spent 254-359 µs of CPU a request with all three and 311-576 µs
  * without; a REST first page 548-891 µs against 727-1542 µs. To remove it: build the statements
- * with knex in getById and the list's `pageRows`, drop the second pool from connect.ts (and its
- * options from knex.ts), and delete this file.
+ * with knex in getById and the list's `pageRows` (src/db/leads), drop `hotReads` from the database
+ * handle (connect.ts) and from where it is passed (app.ts, dispatch, the procedure context),
+ * `readsTimedByCaller` from knex.ts, and delete this file and src/db/leads/compiled-page.ts.
  */
 
 /** What a value stands in as while its statement is built: text no real value can hold (PostgreSQL text has no NUL). */
@@ -71,58 +73,23 @@ function compile(query: Knex.QueryBuilder | Knex.Raw, valueCount: number): Compi
   return { sql, nativeSql, bindings: compiled, name: statementNameOf(sql) };
 }
 
-/** Pools (by their mark, which their transactions share) whose compiled statements run on another pool. */
-const compiledStatementPools = new WeakMap<object, Db>();
-
-/**
- * Sends `db`'s compiled statements, outside transactions, to `pool`: a pool without pg's
- * query_timeout, whose callers time their own reads (connect.ts, `runOn`). A transaction's
- * statements stay on its connection, to see its writes. (Its sessions no longer force generic
- * plans: on Citus a forced generic plan of a page or getById fails, "could not create distributed
- * plan", and on one PostgreSQL it saved database CPU on the unfiltered first page alone.)
- */
-export function runCompiledStatementsOn(db: Db, pool: Db): void {
-  const mark = poolMark(db);
-  if (mark) compiledStatementPools.set(mark, pool);
-}
-
-/** The pool `db`'s compiled statements run on (`db` itself when none was given, or in a transaction). */
-export function compiledStatementsPoolOf(db: Db): Db {
-  if (db.isTransaction) return db;
-  const mark = poolMark(db);
-  return (mark && compiledStatementPools.get(mark)) || db;
-}
-
-/** Every pool `db`'s statements may run on: itself, and the one its compiled statements run on. */
-export function poolsOf(db: Db): Db[] {
-  return [...new Set([db, compiledStatementsPoolOf(db)])];
-}
-
-/** What `compiledPerShape` answers: one call's statement, bound and ready to run. */
+/** What `compiledPerShape` answers: one call's statement, bound and ready to run (`HotReads.rows`). */
 export interface BoundStatement {
   /** The text as the driver sends it (`$n` placeholders), and this call's values. */
   readonly sql: string;
   readonly bindings: readonly unknown[];
-  /** Its rows, with `types` to parse them when given. */
-  rows<Row>(types?: pg.CustomTypesConfig): Promise<Row[]>;
-}
-
-/** knex's client, as far as running a statement on one of its pooled connections needs. */
-interface PoolClient {
-  acquireConnection(): Promise<pg.Client>;
-  releaseConnection(connection: pg.Client): Promise<unknown>;
-  emit(event: 'query', query: object): boolean;
+  /** knex's `?` form, for `raw` on a transaction. */
+  readonly knexSql: string;
+  /** The name it is prepared under where the pool allows it; none for a statement planned on every call. */
+  readonly name: string | undefined;
 }
 
 /**
  * `build` made into a statement compiled once per shape: `build` must give the same text and
  * bindings for the same arguments, and take every value that varies from call to call through
  * `CallValues.of` (tests/property/compiled-page.property.test.ts holds the leads list's to it).
- * Runs named for preparing where the pool allows it (prepared-statements.ts), unless `named` is
- * false (a statement whose best plan depends on its values), on the pool
- * `runCompiledStatementsOn` gave. Outside a transaction it runs straight on a pooled connection:
- * knex's query runner builds again what is already built. It still tells knex's `query`
- * listeners, as knex would.
+ * `db` only builds it (any pg knex will do). Named for preparing unless `named` is false (a
+ * statement whose best plan depends on its values). Holds texts by shape, never a pool.
  */
 export function compiledPerShape<Args>(build: (db: Db, args: Args) => Knex.QueryBuilder | Knex.Raw, { named = true }: { named?: boolean } = {}) {
   const byShape = new Map<string, Compiled>();
@@ -134,35 +101,89 @@ export function compiledPerShape<Args>(build: (db: Db, args: Args) => Knex.Query
       if (byShape.size < MAX_SHAPES) byShape.set(shape, compiled);
     }
     const bindings = compiled.bindings.map((b) => ('value' in b ? values.values[b.value] : b.constant));
-    const session = compiledStatementsPoolOf(db);
-    const readTimeout = readTimeoutOf(session);
-    const { sql, nativeSql } = compiled;
-    const name = named ? compiled.name : undefined;
-    return {
-      sql: nativeSql,
-      bindings,
-      async rows<Row>(types?: pg.CustomTypesConfig): Promise<Row[]> {
-        if (session.isTransaction) {
-          // A transaction's statements go on its own connection, which knex holds.
-          const raw = session.raw(sql, bindings as Knex.RawBinding[]);
-          const query = name === undefined ? raw : withStatementName(session, raw, name);
-          if (types) query.options({ types });
-          return ((await query) as unknown as { rows: Row[] }).rows;
-        }
-        const client = session.client as unknown as PoolClient;
-        const connection = await client.acquireConnection();
-        try {
-          const naming = name !== undefined && allowsNamedStatements(session) ? { name } : {};
-          client.emit('query', { method: 'raw', sql: nativeSql, bindings, options: naming });
-          const config = { text: nativeSql, values: bindings as unknown[], ...naming, ...(types && { types }) };
-          const result = await runOn<Row & pg.QueryResultRow>(connection, config, readTimeout);
-          return result.rows;
-        } finally {
-          await client.releaseConnection(connection);
-        }
-      },
-    };
+    return { sql: compiled.nativeSql, bindings, knexSql: compiled.sql, name: named ? compiled.name : undefined };
   };
+}
+
+/** knex's client, as far as running a statement on one of its pooled connections needs. */
+interface PoolClient {
+  acquireConnection(): Promise<pg.Client>;
+  releaseConnection(connection: pg.Client): Promise<unknown>;
+  emit(event: 'query', query: object): boolean;
+}
+
+/**
+ * Where the hot reads run, owned by the database handle (connect.ts) and passed to the leads' data
+ * path: a pool of their own without pg's query_timeout, whose callers time their reads, or, without
+ * named statements or in an app built on one pool (tests, bench servers), the main pool. No session
+ * forces generic plans: on Citus a forced generic plan of a page or getById fails ("could not
+ * create distributed plan"), and on one PostgreSQL it saved database CPU on the unfiltered first
+ * page alone.
+ */
+export class HotReads {
+  /** Whether a named statement is sent under its name (`namedStatementsOn` the pool). */
+  readonly namedStatements: boolean;
+
+  private constructor(
+    /** The main pool: every other statement's. */
+    readonly db: Db,
+    /** The pool the hot reads run on outside a transaction: their own, or `db`. */
+    readonly pool: Db,
+    /** How long a read waits for its answer when `pool` leaves that to its callers; else pg's query_timeout does. */
+    readonly readTimeoutMs: number | undefined,
+  ) {
+    this.namedStatements = namedStatementsOn(pool);
+  }
+
+  /** On `db` itself, timed by pg's query_timeout as its other statements are. */
+  static on(db: Db): HotReads {
+    return new HotReads(db, db, undefined);
+  }
+
+  /**
+   * On a pool of their own, made with `options` (the main pool's, so the same size: up to twice
+   * its connections in all) but without pg's query_timeout: each read gives up after the same time.
+   */
+  static onPoolOfTheirOwn(db: Db, options: DbOptions): HotReads {
+    return new HotReads(db, createDb({ ...options, readsTimedByCaller: true }), readTimeoutFor(options.statementTimeoutMs));
+  }
+
+  /**
+   * `statement`'s rows, parsed with `types` when given. When the caller's `db` is a transaction, on
+   * its connection (to see its writes, and never wait for another connection while holding one).
+   * Otherwise straight on a connection of `pool`: knex's query runner would build again what is
+   * already built. It still tells knex's `query` listeners, as knex would.
+   */
+  async rows<Row>(db: Db, statement: BoundStatement, types?: pg.CustomTypesConfig): Promise<Row[]> {
+    const { sql, bindings, name } = statement;
+    if (db.isTransaction) {
+      const raw = db.raw(statement.knexSql, bindings as Knex.RawBinding[]);
+      const query = name === undefined ? raw : withStatementName(db, raw, name);
+      if (types) query.options({ types });
+      return ((await query) as unknown as { rows: Row[] }).rows;
+    }
+    const client = this.pool.client as unknown as PoolClient;
+    const connection = await client.acquireConnection();
+    try {
+      const naming = name !== undefined && this.namedStatements ? { name } : {};
+      client.emit('query', { method: 'raw', sql, bindings, options: naming });
+      const config = { text: sql, values: bindings as unknown[], ...naming, ...(types && { types }) };
+      const result = await runOn<Row & pg.QueryResultRow>(connection, config, this.readTimeoutMs);
+      return result.rows;
+    } finally {
+      await client.releaseConnection(connection);
+    }
+  }
+
+  /** Every pool the service's statements run on, for /metrics and /readyz: `db`, and their own if they have one. */
+  pools(): Db[] {
+    return this.pool === this.db ? [this.db] : [this.db, this.pool];
+  }
+
+  /** Closes their own pool; `db` is its owner's to close. */
+  async close(): Promise<void> {
+    if (this.pool !== this.db) await this.pool.destroy();
+  }
 }
 
 /**
