@@ -16,7 +16,7 @@ import { startIdempotencyCleanup } from './idempotency/expired-cleanup';
 import { createRateLimiterFromConfig } from './ratelimit/rate-limiter-from-config';
 import { startEventsRetention } from './events/retention';
 import { createDeliveryWorkerFromConfig } from './webhooks/worker-from-config';
-import { createLiveUpdates } from './server/live-updates';
+import { createLiveUpdates } from './live/live-updates';
 import { createDatabaseNodes } from './db/nodes';
 
 /** Starts the service: DATABASE_URL when set, else the embedded database (demo data on first start). */

@@ -18,7 +18,7 @@ import { createKeyAuthenticator } from '../../src/auth/key-authenticator';
 import { createAuthenticator } from '../../src/auth/authenticate';
 import { createMemberAccessReader } from '../../src/auth/developer-access';
 import { createJwtKeys } from '../../src/auth/secrets';
-import { createCacheInvalidationListener } from '../../src/auth/key-invalidation';
+import { createCacheInvalidationListener } from '../../src/live/notification-listener';
 import { assertMaximumTier, assertScope, type Principal } from '../../src/auth/principal';
 import { createRateLimiter } from '../../src/ratelimit/rate-limiter';
 import { createMemoryWindowStore } from '../../src/ratelimit/memory-window-store';

@@ -4,7 +4,7 @@ import { createDb, type Db } from '../../src/db/knex';
 import { HotReads } from '../../src/db/hot-reads';
 import { createLogger, type Logger } from '../../src/logger';
 import type { Registry } from '../../src/rpc/registry';
-import type { CacheInvalidation } from '../../src/auth/key-invalidation';
+import type { CacheInvalidation } from '../../src/live/notification-listener';
 import type { RateLimiter } from '../../src/ratelimit/rate-limiter';
 import type { TrustProxy } from '../../src/ratelimit/trust-proxy';
 import { TEST_JWT_SECRETS } from './test-secrets';

@@ -5,7 +5,7 @@ import { createDb, type Db } from '../../src/db/knex';
 import { connectDatabase } from '../../src/db/connect';
 import { createLogger } from '../../src/logger';
 import { toAppError } from '../../src/errors/to-app-error';
-import { createCacheInvalidationListener } from '../../src/auth/key-invalidation';
+import { createCacheInvalidationListener } from '../../src/live/notification-listener';
 import { createTestContext, createTestDb, testDatabaseUrl, type TestContext } from '../helpers/test-app';
 import { createWorkspace, unique } from '../helpers/factories';
 import { rpcGet, rpcPost } from '../helpers/rpc';

@@ -6,7 +6,7 @@ import { createLogger } from '../../src/logger';
 import { testJwtKeys } from '../helpers/test-secrets';
 import { signPlaygroundToken } from '../../src/auth/playground-token';
 import { signMemberSession } from '../../src/auth/member-session';
-import { createCacheInvalidationListener, type CacheInvalidationListener, type ListenerOptions } from '../../src/auth/key-invalidation';
+import { createCacheInvalidationListener, type CacheInvalidationListener, type ListenerOptions } from '../../src/live/notification-listener';
 import * as apiKeysQueries from '../../src/db/api-keys';
 import * as orgsQueries from '../../src/db/orgs';
 import { cli } from '../helpers/cli-harness';

@@ -3,7 +3,7 @@ import { createKey, createLead, createMember, createOrg, createWorkspace } from 
 import { errorOf, rpcPost } from '../helpers/rpc';
 import { listen, openStream, subscriptionPath } from '../helpers/sse';
 import { testJwtKeys } from '../helpers/test-secrets';
-import { createLiveUpdates } from '../../src/server/live-updates';
+import { createLiveUpdates } from '../../src/live/live-updates';
 import { createLogger } from '../../src/logger';
 import * as apiKeysQueries from '../../src/db/api-keys';
 import { announceCacheChange } from '../../src/db/cache-changes';

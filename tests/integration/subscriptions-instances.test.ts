@@ -4,7 +4,7 @@ import { createWorkspace } from '../helpers/factories';
 import { rpcPost } from '../helpers/rpc';
 import { listen, openStream, subscriptionPath } from '../helpers/sse';
 import { describeWithRedis, TEST_REDIS_URL } from '../helpers/rate-limit';
-import { createLiveUpdates } from '../../src/server/live-updates';
+import { createLiveUpdates } from '../../src/live/live-updates';
 import { createLogger } from '../../src/logger';
 import { recordEvents } from '../../src/events/record-events';
 import * as contacts from '../../src/db/contacts';

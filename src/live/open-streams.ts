@@ -1,9 +1,9 @@
 import { onNode, type DatabaseNodes } from '../db/nodes';
 import { AppError } from '../errors/app-error';
 import { assertMaximumTier, assertScope, type Principal } from '../auth/principal';
-import type { CacheInvalidation } from '../auth/key-invalidation';
+import type { CacheInvalidation } from './notification-listener';
 import type { Logger } from '../logger';
-import type { EventStream } from './event-stream';
+import type { EventStream } from '../http/event-stream';
 
 /** One open subscription, as the process keeps it to ping, re-check and end it. */
 export interface OpenStream {

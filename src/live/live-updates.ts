@@ -1,11 +1,11 @@
 import type { Db } from '../db/knex';
 import type { DatabaseNodes } from '../db/nodes';
 import type { Logger } from '../logger';
-import { createCacheInvalidationListener, type CacheInvalidationListener } from '../auth/key-invalidation';
-import { createOpenStreams, type StreamSettings } from '../http/open-streams';
-import { createLiveFeeds } from '../live/live-feeds';
-import { redisTransport } from '../live/redis-wake-ups';
-import { createWakeUps, notifyTransport, WAKE_UPS_CHANNEL, type WakeUps } from '../live/wake-ups';
+import { createCacheInvalidationListener, type CacheInvalidationListener } from './notification-listener';
+import { createOpenStreams, type StreamSettings } from './open-streams';
+import { createLiveFeeds } from './live-feeds';
+import { redisTransport } from './redis-wake-ups';
+import { createWakeUps, notifyTransport, WAKE_UPS_CHANNEL, type WakeUps } from './wake-ups';
 import type { LiveDeps } from '../app';
 
 export interface LiveUpdatesOptions {
