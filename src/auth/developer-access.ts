@@ -2,7 +2,7 @@ import { AppError } from '../errors/app-error';
 import * as membersQueries from '../db/members';
 import type { MemberAccess } from '../db/members';
 import type { Db } from '../db/knex';
-import type { CacheInvalidation } from '../live/notification-listener';
+import type { CacheInvalidation } from './key-invalidation';
 import { createInvalidatedCache, DEFAULT_LIVE_CACHE_TTL_MS } from './invalidated-cache';
 
 export const DEVELOPER_PERMISSION = 'DEVELOPER';

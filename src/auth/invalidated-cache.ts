@@ -1,4 +1,4 @@
-import type { CacheChange, CacheInvalidation } from '../live/notification-listener';
+import type { CacheChange, CacheInvalidation } from './key-invalidation';
 
 /** With changes notified, this TTL bounds only what no trigger sees (a write with triggers disabled). */
 export const DEFAULT_LIVE_CACHE_TTL_MS = 60_000;

@@ -5,7 +5,7 @@ import * as apiKeysQueries from '../db/api-keys';
 import type { ApiKeyForAuth } from '../db/api-keys';
 import type { Db } from '../db/knex';
 import type { Principal } from './principal';
-import type { CacheInvalidation } from '../live/notification-listener';
+import type { CacheInvalidation } from './key-invalidation';
 import { createInvalidatedCache, DEFAULT_LIVE_CACHE_TTL_MS } from './invalidated-cache';
 
 export interface KeyAuthenticatorOptions {

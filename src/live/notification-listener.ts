@@ -1,21 +1,24 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { Db } from '../db/knex';
-import type { Logger } from '../logger';
-import { CHANGES_CHANNEL, type CacheChange } from '../db/cache-changes';
 
-export { CHANGES_CHANNEL, type CacheChange };
+/** The channel of the listener's own probes: a NOTIFY sent through the pool that must come back here. */
+export const PROBES_CHANNEL = 'listener_probes';
 
-/** What a cache reads: whether every change is known to reach this process, and the changes themselves. */
-export interface CacheInvalidation {
+/**
+ * `live`: from now on every NOTIFY reaches this process; sent on the first connection and after
+ * each reconnection, when notifications may have been missed meanwhile. `lost`: the live
+ * connection failed or a probe went unanswered. `unavailable`: the first attempts failed (told once).
+ */
+export type ListenerState = 'live' | 'lost' | 'unavailable';
+
+export interface NotificationListener {
+  /** Whether every NOTIFY is known to reach this process now. */
   isLive(): boolean;
-  /** Bumped by every change and every loss of the listener, so a load that raced one can tell. */
-  version(): number;
-  /** `reset`: notifications may have been missed (the listener came back); drop everything. */
-  subscribe(onChange: (change: CacheChange | 'reset') => void): () => void;
-}
-
-export interface CacheInvalidationListener extends CacheInvalidation {
+  /** Calls `onPayload` with each NOTIFY on `channel` (a constant, lower-case identifier). Answers how to stop. */
+  subscribe(channel: string, onPayload: (payload: string | undefined) => void): () => void;
+  /** Calls `onState` at each change of liveness, synchronously with `isLive()`'s. Answers how to stop. */
+  watch(onState: (state: ListenerState, err?: unknown) => void): () => void;
   start(): void;
   stop(): Promise<void>;
 }
@@ -25,51 +28,48 @@ export interface ListenerOptions {
   url: string;
   /** The pool, used once per connection to prove that another session's NOTIFY reaches the listener. */
   db: Db;
-  logger: Logger;
   /** A self-addressed NOTIFY this often proves the connection still delivers (a silently dead socket would not). */
   heartbeatMs?: number;
   probeTimeoutMs?: number;
   retryDelayMs?: { min: number; max: number };
   applicationName?: string;
-  /**
-   * Other channels this connection listens on, each with what to do with a payload (the live
-   * streams' wake-ups): one LISTEN connection per process, its liveness proven by the probes here.
-   */
-  channels?: Readonly<Record<string, (payload: string | undefined) => void>>;
 }
 
+const CHANNEL_NAME = /^[a-z_][a-z0-9_]*$/;
+
 /**
- * One LISTEN connection per process. The cache may trust an entry for long only while `isLive()`:
- * from the moment a NOTIFY sent through the pool came back on this connection, until the
- * connection fails or a heartbeat goes unanswered.
+ * One LISTEN connection per process, shared by every module that needs another session's NOTIFY
+ * (the key caches' invalidation, the live updates' wake-ups). It is live from the moment a
+ * NOTIFY sent through the pool came back on it, until the connection fails or a heartbeat goes
+ * unanswered; then it reconnects by itself, with backoff.
  */
-export function createCacheInvalidationListener(options: ListenerOptions): CacheInvalidationListener {
-  const { url, db, logger, heartbeatMs = 2000, probeTimeoutMs = 2000, applicationName = 'workspace-api key invalidation' } = options;
+export function createNotificationListener(options: ListenerOptions): NotificationListener {
+  const { url, db, heartbeatMs = 2000, probeTimeoutMs = 2000, applicationName = 'workspace-api listener' } = options;
   const retry = options.retryDelayMs ?? { min: 250, max: 10_000 };
   const instance = randomBytes(6).toString('hex');
-  const subscribers = new Set<(change: CacheChange | 'reset') => void>();
+  const channels = new Map<string, Set<(payload: string | undefined) => void>>();
+  const watchers = new Set<(state: ListenerState, err?: unknown) => void>();
   const probes = new Map<string, () => void>();
   let live = false;
-  let version = 0;
   let running = false;
   let everLive = false;
-  let warnedUnavailable = false;
+  let toldUnavailable = false;
   let failures = 0;
   let probeCount = 0;
   let client: pg.Client | undefined;
   let timer: NodeJS.Timeout | undefined;
 
-  function emit(change: CacheChange | 'reset'): void {
-    for (const onChange of subscribers) onChange(change);
+  function tell(state: ListenerState, err?: unknown): void {
+    for (const onState of watchers) onState(state, err);
   }
 
   function onNotification(message: pg.Notification): void {
-    if (message.channel !== CHANGES_CHANNEL) return options.channels?.[message.channel]?.(message.payload);
-    const parsed = parse(message.payload);
-    if (parsed?.kind === 'probe') return probes.get(parsed.id)?.();
-    version += 1;
-    // A payload this code cannot read is still a change to something: drop everything.
-    emit(parsed ?? 'reset');
+    if (message.channel === PROBES_CHANNEL) return probes.get(message.payload ?? '')?.();
+    for (const onPayload of channels.get(message.channel) ?? []) onPayload(message.payload);
+  }
+
+  function listenOn(candidate: pg.Client, channel: string, listen: boolean): void {
+    candidate.query(`${listen ? 'listen' : 'unlisten'} ${channel}`).catch((err) => lose(candidate, err));
   }
 
   function probe(send: (payload: string) => Promise<unknown>): Promise<void> {
@@ -77,14 +77,14 @@ export function createCacheInvalidationListener(options: ListenerOptions): Cache
     return new Promise<void>((resolve, reject) => {
       const timeout = setTimeout(() => {
         probes.delete(id);
-        reject(new Error(`a NOTIFY on ${CHANGES_CHANNEL} did not come back within ${probeTimeoutMs} ms`));
+        reject(new Error(`a NOTIFY on ${PROBES_CHANNEL} did not come back within ${probeTimeoutMs} ms`));
       }, probeTimeoutMs);
       probes.set(id, () => {
         clearTimeout(timeout);
         probes.delete(id);
         resolve();
       });
-      send(JSON.stringify({ kind: 'probe', id })).catch((err) => {
+      send(id).catch((err) => {
         clearTimeout(timeout);
         probes.delete(id);
         reject(err);
@@ -100,9 +100,9 @@ export function createCacheInvalidationListener(options: ListenerOptions): Cache
     candidate.on('end', () => lose(candidate, new Error('the LISTEN connection closed')));
     try {
       await candidate.connect();
-      await candidate.query(`listen ${CHANGES_CHANNEL}`);
-      for (const channel of Object.keys(options.channels ?? {})) await candidate.query(`listen ${channel}`);
-      await probe((payload) => db.raw('select pg_notify(?, ?)', [CHANGES_CHANNEL, payload]));
+      await candidate.query(`listen ${PROBES_CHANNEL}`);
+      for (const channel of channels.keys()) await candidate.query(`listen ${channel}`);
+      await probe((payload) => db.raw('select pg_notify(?, ?)', [PROBES_CHANNEL, payload]));
     } catch (err) {
       return lose(candidate, err);
     }
@@ -110,15 +110,13 @@ export function createCacheInvalidationListener(options: ListenerOptions): Cache
     live = true;
     everLive = true;
     failures = 0;
-    version += 1;
-    emit('reset');
-    logger.info('API key cache invalidation: listening; verified keys are trusted until a change is notified');
+    tell('live');
     scheduleHeartbeat(candidate);
   }
 
   function scheduleHeartbeat(candidate: pg.Client): void {
     timer = setTimeout(() => {
-      probe((payload) => candidate.query('select pg_notify($1, $2)', [CHANGES_CHANNEL, payload]))
+      probe((payload) => candidate.query('select pg_notify($1, $2)', [PROBES_CHANNEL, payload]))
         .then(() => client === candidate && running && scheduleHeartbeat(candidate))
         .catch((err) => lose(candidate, err));
     }, heartbeatMs);
@@ -132,11 +130,10 @@ export function createCacheInvalidationListener(options: ListenerOptions): Cache
     candidate.end().catch(() => {});
     if (live) {
       live = false;
-      version += 1;
-      logger.warn({ err }, 'API key cache invalidation lost; verified keys are trusted for KEY_CACHE_TTL_MS only until it is back');
-    } else if (!everLive && !warnedUnavailable) {
-      warnedUnavailable = true;
-      logger.warn({ err }, 'API key cache invalidation unavailable; verified keys are trusted for KEY_CACHE_TTL_MS only');
+      tell('lost', err);
+    } else if (!everLive && !toldUnavailable) {
+      toldUnavailable = true;
+      tell('unavailable', err);
     }
     if (!running) return;
     failures += 1;
@@ -146,10 +143,24 @@ export function createCacheInvalidationListener(options: ListenerOptions): Cache
 
   return {
     isLive: () => live,
-    version: () => version,
-    subscribe(onChange) {
-      subscribers.add(onChange);
-      return () => subscribers.delete(onChange);
+    subscribe(channel, onPayload) {
+      if (!CHANNEL_NAME.test(channel) || channel === PROBES_CHANNEL) throw new Error(`cannot listen on channel "${channel}"`);
+      let subscribers = channels.get(channel);
+      if (!subscribers) {
+        channels.set(channel, (subscribers = new Set()));
+        // Also on a connection still being opened (pg queues the statement): listening twice is harmless.
+        if (client) listenOn(client, channel, true);
+      }
+      subscribers.add(onPayload);
+      return () => {
+        if (!subscribers.delete(onPayload) || subscribers.size > 0) return;
+        channels.delete(channel);
+        if (client) listenOn(client, channel, false);
+      };
+    },
+    watch(onState) {
+      watchers.add(onState);
+      return () => watchers.delete(onState);
     },
     start() {
       if (running) return;
@@ -161,25 +172,8 @@ export function createCacheInvalidationListener(options: ListenerOptions): Cache
       clearTimeout(timer);
       const current = client;
       client = undefined;
-      if (live) version += 1;
       live = false;
       await current?.end().catch(() => {});
     },
   };
-}
-
-type Payload = CacheChange | { kind: 'probe'; id: string };
-
-function parse(payload: string | undefined): Payload | undefined {
-  try {
-    const value = JSON.parse(payload ?? '') as Payload;
-    if (value.kind === 'probe' && typeof value.id === 'string') return value;
-    if (value.kind === 'key' && typeof value.orgId === 'string' && typeof value.keyId === 'string') return value;
-    if (value.kind === 'member' && typeof value.orgId === 'string' && typeof value.memberId === 'string') return value;
-    if (value.kind === 'org' && typeof value.orgId === 'string') return value;
-    // kind 'all' (`workspace-api cache flush`) falls through: unreadable means drop everything.
-  } catch {
-    // fall through: unreadable
-  }
-  return undefined;
 }

@@ -1,10 +1,11 @@
 import type { Express } from 'express';
-import { createApp, type LiveDeps } from '../../src/app';
+import { createApp } from '../../src/app';
+import type { LiveDeps } from '../../src/live/live-updates';
 import { createDb, type Db } from '../../src/db/knex';
 import { HotReads } from '../../src/db/hot-reads';
 import { createLogger, type Logger } from '../../src/logger';
 import type { Registry } from '../../src/rpc/registry';
-import type { CacheInvalidation } from '../../src/live/notification-listener';
+import type { CacheInvalidation } from '../../src/auth/key-invalidation';
 import type { RateLimiter } from '../../src/ratelimit/rate-limiter';
 import type { TrustProxy } from '../../src/ratelimit/trust-proxy';
 import { TEST_JWT_SECRETS } from './test-secrets';

@@ -4,7 +4,7 @@ import { createWorkspace } from '../helpers/factories';
 import { rpcPost } from '../helpers/rpc';
 import { listen, openStream, subscriptionPath } from '../helpers/sse';
 import { describeWithRedis, TEST_REDIS_URL } from '../helpers/rate-limit';
-import { createLiveUpdates } from '../../src/live/live-updates';
+import { wireLiveUpdates } from '../helpers/live-updates';
 import { createLogger } from '../../src/logger';
 import { recordEvents } from '../../src/events/record-events';
 import * as contacts from '../../src/db/contacts';
@@ -12,11 +12,11 @@ import * as contacts from '../../src/db/contacts';
 /** One instance of the service as index.ts wires it: its own pool, LISTEN connection and wake-ups. */
 async function startInstance(options: { redisUrl?: string; pollMs?: number } = {}) {
   const db = createTestDb(3);
-  const liveUpdates = createLiveUpdates({
+  const liveUpdates = wireLiveUpdates({
     db, databaseUrl: testDatabaseUrl(), logger: createLogger('silent'), redisUrl: options.redisUrl, pollMs: options.pollMs,
     settings: { pingMs: 10_000, maxDurationMs: 0, recheckMs: 500 },
   });
-  liveUpdates.cacheInvalidation.start();
+  liveUpdates.listener.start();
   const ctx: TestContext = createTestContext({ db, live: liveUpdates.live, cacheInvalidation: liveUpdates.cacheInvalidation });
   const server = await listen(ctx.app);
   while (!liveUpdates.cacheInvalidation.isLive()) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -25,7 +25,7 @@ async function startInstance(options: { redisUrl?: string; pollMs?: number } = {
     async stop() {
       await server.close();
       await liveUpdates.stop();
-      await liveUpdates.cacheInvalidation.stop();
+      await liveUpdates.listener.stop();
       await ctx.close();
     },
   };
