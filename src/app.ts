@@ -31,27 +31,8 @@ import type { SubscriptionRegistry } from './rpc/registry';
 import { subscriptionRouter } from './http/subscription-route';
 import { streamTokenRouter } from './http/stream-token-route';
 import { createStreamTokenAuthenticator } from './auth/stream-access';
-import { createOpenStreams, type OpenStreams, type StreamSettings } from './http/open-streams';
-import { createLiveFeeds, type LiveFeeds } from './live/live-feeds';
-import { createWakeUps, type WakeUps } from './live/wake-ups';
+import { createLocalLive, DEFAULT_STREAM_SETTINGS, type LiveDeps } from './live/live-updates';
 import { createDatabaseNodes, DEFAULT_NODE_SETTINGS, type DatabaseNodes } from './db/nodes';
-
-/** Live updates as index.ts wires them: wake-ups shared with other instances, the feeds they wake, the open streams. */
-export interface LiveDeps {
-  wakeUps: WakeUps;
-  feeds: LiveFeeds;
-  streams: OpenStreams;
-  settings: StreamSettings;
-}
-
-/** Subscriptions' defaults (SSE_PING_MS, SSE_MAX_DURATION_MS, SSE_RECHECK_MS). */
-export const DEFAULT_STREAM_SETTINGS: StreamSettings = { pingMs: 10_000, maxDurationMs: 1_800_000, recheckMs: 500 };
-
-/** Live updates within one process (no other instance hears of its writes): tests, and what createApp makes when given none. */
-export function createLocalLive(db: Db, logger: Logger, settings: StreamSettings = DEFAULT_STREAM_SETTINGS, invalidation?: CacheInvalidation, nodes?: DatabaseNodes): LiveDeps {
-  const wakeUps = createWakeUps(undefined, logger);
-  return { wakeUps, feeds: createLiveFeeds({ db, nodes, wakeUps, logger }), streams: createOpenStreams(settings, { invalidation, logger, nodes }), settings };
-}
 
 export interface AppDeps {
   db: Db;
@@ -65,7 +46,7 @@ export interface AppDeps {
   logger: Logger;
   /** The procedures to serve; the full registry unless a test gives its own. */
   registry?: Registry;
-  /** The process's LISTEN connection (started by index.ts); without it keys are trusted for KEY_CACHE_TTL_MS only. */
+  /** Key changes heard on the process's LISTEN connection (index.ts starts it); without it keys are trusted for KEY_CACHE_TTL_MS only. */
   cacheInvalidation?: CacheInvalidation;
   /** Rate limits of the action endpoints and the REST list (index.ts builds it from the config); none when absent. */
   rateLimiter?: RateLimiter;

@@ -16,7 +16,9 @@ import { startIdempotencyCleanup } from './idempotency/expired-cleanup';
 import { createRateLimiterFromConfig } from './ratelimit/rate-limiter-from-config';
 import { startEventsRetention } from './events/retention';
 import { createDeliveryWorkerFromConfig } from './webhooks/worker-from-config';
-import { createLiveUpdates } from './server/live-updates';
+import { createLiveUpdates } from './live/live-updates';
+import { createNotificationListener } from './live/notification-listener';
+import { createCacheInvalidation } from './auth/key-invalidation';
 import { createDatabaseNodes } from './db/nodes';
 
 /** Starts the service: DATABASE_URL when set, else the embedded database (demo data on first start). */
@@ -28,17 +30,19 @@ async function main(): Promise<void> {
   const database = await connectConfiguredDatabase(config, logger, { applicationName: 'workspace-api', migrate: true });
   const demo = database.embedded ? await loadDemo(database, config) : undefined;
 
-  // Live updates share the key caches' LISTEN connection, which connects in the background: until
-  // its first round trip succeeds, keys get the short TTL.
   const nodes = createDatabaseNodes(database.db, {
     poolMax: config.DB_POOL_MAX, poolShare: config.DB_NODE_POOL_SHARE, queueTimeoutMs: config.DB_ACQUIRE_TIMEOUT_MS,
     failuresToOpen: config.DB_BREAKER_FAILURES, openMs: config.DB_BREAKER_OPEN_MS,
   }, logger);
-  const { live, cacheInvalidation, stop: stopLiveUpdates } = createLiveUpdates({
-    db: database.db, nodes, databaseUrl: config.DATABASE_URL ?? database.embedded!.url, logger, redisUrl: config.REDIS_URL, pollMs: config.LIVE_POLL_MS,
+  // The process's one LISTEN connection, shared by the key caches and the live updates' wake-ups.
+  // It connects in the background: until its first round trip succeeds, keys get the short TTL.
+  const listener = createNotificationListener({ url: config.DATABASE_URL ?? database.embedded!.url, db: database.db });
+  const cacheInvalidation = createCacheInvalidation(listener, logger);
+  const { live, stop: stopLiveUpdates } = createLiveUpdates({
+    db: database.db, nodes, listener, credentialChanges: cacheInvalidation, logger, redisUrl: config.REDIS_URL, pollMs: config.LIVE_POLL_MS,
     settings: { pingMs: config.SSE_PING_MS, maxDurationMs: config.SSE_MAX_DURATION_MS, recheckMs: config.SSE_RECHECK_MS },
   });
-  cacheInvalidation.start();
+  listener.start();
   logger.info(`live updates: wake-ups through ${config.REDIS_URL ? 'Redis pub/sub' : 'PostgreSQL LISTEN/NOTIFY'}`);
   const rateLimiter = await createRateLimiterFromConfig(config, logger);
   const server = createHttpServer(createApp({ db: database.db, hotReads: database.hotReads, config: { ...config, ...jwtSecrets.secrets }, logger, cacheInvalidation, rateLimiter, live, nodes })).listen(config.PORT, config.HOST);
@@ -62,7 +66,7 @@ async function main(): Promise<void> {
     await eventsRetention.stop();
     await counterFolding.stop();
     await idempotencyCleanup.stop();
-    await cacheInvalidation.stop();
+    await listener.stop();
     await rateLimiter?.close();
     await database.close();
   };

@@ -18,7 +18,8 @@ import { createKeyAuthenticator } from '../../src/auth/key-authenticator';
 import { createAuthenticator } from '../../src/auth/authenticate';
 import { createMemberAccessReader } from '../../src/auth/developer-access';
 import { createJwtKeys } from '../../src/auth/secrets';
-import { createCacheInvalidationListener } from '../../src/auth/key-invalidation';
+import { createCacheInvalidation } from '../../src/auth/key-invalidation';
+import { createNotificationListener } from '../../src/live/notification-listener';
 import { assertMaximumTier, assertScope, type Principal } from '../../src/auth/principal';
 import { createRateLimiter } from '../../src/ratelimit/rate-limiter';
 import { createMemoryWindowStore } from '../../src/ratelimit/memory-window-store';
@@ -58,8 +59,9 @@ async function main(): Promise<void> {
     acquireTimeoutMs: 3000, statementTimeoutMs: 15_000, namedStatements: true,
   });
   const logger = createLogger('info');
-  const invalidation = createCacheInvalidationListener({ url, db, logger });
-  if (has('auth')) invalidation.start();
+  const listener = createNotificationListener({ url, db });
+  const invalidation = createCacheInvalidation(listener, logger);
+  if (has('auth')) listener.start();
   const secret = () => randomBytes(32).toString('hex');
   const secrets = { SESSION_SECRET: secret(), TOKEN_SECRET: secret() };
   const rateLimiter = has('ratelimit')

@@ -15,7 +15,7 @@ export interface LoadServer {
   stop(): Promise<void>;
 }
 
-/** Written by src/auth/key-invalidation.ts each time its LISTEN connection is (again) live. */
+/** Written by src/auth/key-invalidation.ts each time the process's LISTEN connection (src/live/notification-listener.ts) is (again) live. */
 const LISTENER_LIVE = 'API key cache invalidation: listening';
 
 /**

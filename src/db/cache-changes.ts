@@ -1,6 +1,6 @@
 import type { Db } from './knex';
 
-/** The channel every instance's key-cache listener reads (src/auth/key-invalidation.ts). */
+/** The channel every instance's key caches read (src/auth/key-invalidation.ts), on its LISTEN connection (src/live/notification-listener.ts). */
 export const CHANGES_CHANNEL = 'api_key_changes';
 
 /** A row that authentication caches depend on changed (or was deleted) in a committed transaction. */

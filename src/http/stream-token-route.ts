@@ -11,15 +11,12 @@ import type { SubscriptionRegistry } from '../rpc/registry';
 import { recordPrincipal } from '../observability/request-principal';
 import { assertJsonBody } from '../rpc/dispatch';
 import { readRawBody } from './read-raw-body';
-import type { RouteInputs } from './route-inputs';
 
 export const STREAM_TOKENS_PATH = '/api/v1/stream-tokens';
 
 export const streamTokenRequest = z.strictObject({
   procedure: z.string({ error: 'expected the name of a subscription, e.g. events.onEvent' }).max(100, 'expected at most 100 characters'),
 });
-
-export const streamTokenRouteInputs: RouteInputs = { [`POST ${STREAM_TOKENS_PATH}`]: { body: streamTokenRequest } };
 
 /**
  * `POST /api/v1/stream-tokens {"procedure": "events.onEvent"}`: for a browser's EventSource,

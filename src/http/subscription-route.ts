@@ -18,7 +18,7 @@ import { recordPrincipal } from '../observability/request-principal';
 import type { WebhookUrlPolicy } from '../webhooks/url-safety';
 import { RPC_PREFIX, procedurePathOf } from './rpc-paths';
 import { EventStream } from './event-stream';
-import { rotationTime, type OpenStreams, type StreamSettings } from './open-streams';
+import { rotationTime, type OpenStreams, type StreamSettings } from '../live/open-streams';
 
 export interface SubscriptionRouteDeps {
   subscriptions: SubscriptionRegistry;

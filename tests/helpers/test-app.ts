@@ -1,5 +1,6 @@
 import type { Express } from 'express';
-import { createApp, type LiveDeps } from '../../src/app';
+import { createApp } from '../../src/app';
+import type { LiveDeps } from '../../src/live/live-updates';
 import { createDb, type Db } from '../../src/db/knex';
 import { HotReads } from '../../src/db/hot-reads';
 import { createLogger, type Logger } from '../../src/logger';

@@ -3,9 +3,8 @@ import request from 'supertest';
 import type { Express } from 'express';
 import { createDb, type Db } from '../../src/db/knex';
 import { connectDatabase } from '../../src/db/connect';
-import { createLogger } from '../../src/logger';
 import { toAppError } from '../../src/errors/to-app-error';
-import { createCacheInvalidationListener } from '../../src/auth/key-invalidation';
+import { createNotificationListener } from '../../src/live/notification-listener';
 import { createTestContext, createTestDb, testDatabaseUrl, type TestContext } from '../helpers/test-app';
 import { createWorkspace, unique } from '../helpers/factories';
 import { rpcGet, rpcPost } from '../helpers/rpc';
@@ -246,12 +245,11 @@ describe('database faults', () => {
     });
   });
 
-  describe('the LISTEN connection for key-cache invalidation', () => {
+  describe("the process's LISTEN connection (key-cache invalidation, wake-ups)", () => {
     it('goes down with PostgreSQL and is live again by itself once it is back', async () => {
-      const listener = createCacheInvalidationListener({
+      const listener = createNotificationListener({
         url: proxy.urlFor(testDatabaseUrl()),
         db,
-        logger: createLogger('silent'),
         heartbeatMs: 200,
         retryDelayMs: { min: 50, max: 500 },
       });

@@ -1,22 +1,24 @@
 import type { Express } from 'express';
 import { createTestContext, createTestDb, testDatabaseUrl, type TestContext } from '../helpers/test-app';
-import { createWorkspace } from '../helpers/factories';
+import { createWorkspace, unique } from '../helpers/factories';
 import { rpcPost } from '../helpers/rpc';
 import { listen, openStream, subscriptionPath } from '../helpers/sse';
 import { describeWithRedis, TEST_REDIS_URL } from '../helpers/rate-limit';
-import { createLiveUpdates } from '../../src/server/live-updates';
+import { wireLiveUpdates } from '../helpers/live-updates';
 import { createLogger } from '../../src/logger';
 import { recordEvents } from '../../src/events/record-events';
 import * as contacts from '../../src/db/contacts';
+import type { ListenerOptions } from '../../src/live/notification-listener';
+import { until } from '../helpers/poll';
 
 /** One instance of the service as index.ts wires it: its own pool, LISTEN connection and wake-ups. */
-async function startInstance(options: { redisUrl?: string; pollMs?: number } = {}) {
+async function startInstance(options: { redisUrl?: string; pollMs?: number; listener?: Partial<ListenerOptions> } = {}) {
   const db = createTestDb(3);
-  const liveUpdates = createLiveUpdates({
-    db, databaseUrl: testDatabaseUrl(), logger: createLogger('silent'), redisUrl: options.redisUrl, pollMs: options.pollMs,
+  const liveUpdates = wireLiveUpdates({
+    db, databaseUrl: testDatabaseUrl(), logger: createLogger('silent'), redisUrl: options.redisUrl, pollMs: options.pollMs, listener: options.listener,
     settings: { pingMs: 10_000, maxDurationMs: 0, recheckMs: 500 },
   });
-  liveUpdates.cacheInvalidation.start();
+  liveUpdates.listener.start();
   const ctx: TestContext = createTestContext({ db, live: liveUpdates.live, cacheInvalidation: liveUpdates.cacheInvalidation });
   const server = await listen(ctx.app);
   while (!liveUpdates.cacheInvalidation.isLive()) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -25,7 +27,7 @@ async function startInstance(options: { redisUrl?: string; pollMs?: number } = {
     async stop() {
       await server.close();
       await liveUpdates.stop();
-      await liveUpdates.cacheInvalidation.stop();
+      await liveUpdates.listener.stop();
       await ctx.close();
     },
   };
@@ -140,6 +142,29 @@ it('a wake-up lost only delays: a feed also reads on its own every LIVE_POLL_MS'
       await recordEvents(trx, { orgId: ws.org.id, actor: { kind: 'apiKey', id: ws.keyId } }, [{ type: 'contact.created', object: contact }]);
     });
     expect((await stream.values(1, 2000))[0]!.value.data.object.name).toBe('Unannounced');
+    stream.close();
+  } finally {
+    await instance.stop();
+  }
+});
+
+it('wakes every reader when the LISTEN connection comes back, since wake-ups may have been missed meanwhile', async () => {
+  const applicationName = unique('wsapi-live');
+  const instance = await startInstance({ pollMs: 60_000, listener: { applicationName, retryDelayMs: { min: 50, max: 50 } } });
+  try {
+    const ws = await createWorkspace(instance.db);
+    const stream = await opened(instance, ws.key);
+    // Recorded without any wake-up: only the reconnection's wakes this reader (its own look is a minute away).
+    await instance.db.transaction(async (trx) => {
+      const contact = await contacts.insert(trx, ws.org.id, { name: 'Missed while away', emails: [], phones: [] } as never);
+      await recordEvents(trx, { orgId: ws.org.id, actor: { kind: 'apiKey', id: ws.keyId } }, [{ type: 'contact.created', object: contact }]);
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(stream.frames.filter((f) => f.event === 'message')).toHaveLength(0);
+    await instance.db.raw('select pg_terminate_backend(pid) from pg_stat_activity where application_name = ?', [applicationName]);
+    expect(await until(() => !instance.liveUpdates.listener.isLive(), 2000, 5)).toBe(true);
+    expect((await stream.values(1, 3000))[0]!.value.data.object.name).toBe('Missed while away');
+    expect(instance.liveUpdates.listener.isLive()).toBe(true);
     stream.close();
   } finally {
     await instance.stop();

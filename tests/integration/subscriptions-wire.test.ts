@@ -3,7 +3,7 @@ import { createTestContext, createTestDb } from '../helpers/test-app';
 import { createKey, createWorkspace } from '../helpers/factories';
 import { errorOf, rpcPost } from '../helpers/rpc';
 import { listen, openStream, subscriptionPath } from '../helpers/sse';
-import { createLocalLive } from '../../src/app';
+import { createLocalLive } from '../../src/live/live-updates';
 import { createLogger } from '../../src/logger';
 import { createRateLimiter } from '../../src/ratelimit/rate-limiter';
 import { createMemoryWindowStore } from '../../src/ratelimit/memory-window-store';

@@ -1,13 +1,28 @@
 import { onNode, type DatabaseNodes } from '../db/nodes';
 import { AppError } from '../errors/app-error';
 import { assertMaximumTier, assertScope, type Principal } from '../auth/principal';
-import type { CacheInvalidation } from '../auth/key-invalidation';
 import type { Logger } from '../logger';
-import type { EventStream } from './event-stream';
+
+/** What this module does to a stream's connection (src/http/event-stream.ts frames it). */
+export interface StreamConnection {
+  readonly isEnded: boolean;
+  /** When a frame was last written: a ping is due only after a quiet interval. */
+  readonly lastWriteAt: number;
+  ping(): void;
+  /** Ends with the error the client is shown. */
+  error(error: AppError): void;
+  /** Ends without a word, as a dropped connection: the client reconnects and resumes. */
+  close(): void;
+}
+
+/** Any change to keys, members or workspaces (the key caches' invalidation): every open stream is re-checked at once. */
+export interface CredentialChanges {
+  subscribe(onChange: () => void): () => void;
+}
 
 /** One open subscription, as the process keeps it to ping, re-check and end it. */
 export interface OpenStream {
-  stream: EventStream;
+  stream: StreamConnection;
   /** Streams opened with one credential are re-checked together, with one authentication. */
   credential: string;
   /** Authenticates the credential again, as now (revoked, expired or narrowed). */
@@ -39,7 +54,7 @@ export interface OpenStreams {
   stop(): void;
 }
 
-export function createOpenStreams(settings: StreamSettings, deps: { invalidation?: CacheInvalidation; logger: Logger; nodes?: DatabaseNodes }): OpenStreams {
+export function createOpenStreams(settings: StreamSettings, deps: { credentialChanges?: CredentialChanges; logger: Logger; nodes?: DatabaseNodes }): OpenStreams {
   const streams = new Set<OpenStream>();
   let checking = false;
   let checkAgain = false;
@@ -54,7 +69,7 @@ export function createOpenStreams(settings: StreamSettings, deps: { invalidation
   }, Math.min(1000, settings.pingMs / 2)).unref();
   const recheckTimer = setInterval(() => void recheckAll(), settings.recheckMs).unref();
   // A key or member change announced by any instance is checked now, not at the next round.
-  const unsubscribe = deps.invalidation?.subscribe(() => void recheckAll());
+  const unsubscribe = deps.credentialChanges?.subscribe(() => void recheckAll());
 
   function end(open: OpenStream, how?: () => void): void {
     if (!streams.delete(open)) return;
