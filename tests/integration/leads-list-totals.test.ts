@@ -6,7 +6,6 @@ import type { Db } from '../../src/db/knex';
 import * as leads from '../../src/db/leads';
 import type { LeadFields } from '../../src/db/leads';
 import type { LeadStatus } from '../../src/domain/lead-status';
-import { until } from '../helpers/poll';
 
 const ctx = createTestContext();
 afterAll(() => ctx.close());
@@ -62,21 +61,6 @@ async function idsWhere(db: Db, orgId: string, where: (q: any) => unknown): Prom
   where(query);
   return query.pluck('id');
 }
-
-/** The workspace's counter rows per (status, assignee): how many, and their sum. */
-async function counterGroups(db: Db, orgId: string): Promise<{ key: string; rows: number; sum: number }[]> {
-  const rows = await db('lead_counts').where('org_id', orgId)
-    .select('status', 'assignee_key').count({ rows: '*' }).sum({ sum: 'n' })
-    .groupBy('status', 'assignee_key').orderBy(['status', 'assignee_key']);
-  return rows.map((r: any) => ({ key: `${r.status}/${r.assignee_key}`, rows: Number(r.rows), sum: Number(r.sum) }));
-}
-
-/** Three database sessions: this file's pool and two of one connection each (a write's counter rows are its session's). */
-let sessions: Db[];
-beforeAll(() => {
-  sessions = [ctx.db, createTestDb(1), createTestDb(1)];
-});
-afterAll(() => Promise.all(sessions.slice(1).map((db) => db.destroy())));
 
 describe('GET /api/v1/leads totals from the counters', () => {
   it('answers exact totals for every filter after bulk inserts, multi-row updates, reassignments and deletes', async () => {
