@@ -9,7 +9,7 @@ export function loadConfigOrExit(options: LoadConfigOptions = {}): Config {
   return orExit(() => loadConfig(process.env, options));
 }
 
-/** The JWT secrets (resolveJwtSecrets); a missing one ends the process with its one-line message. */
+/** The JWT secrets (resolveJwtSecrets); missing ones end the process with one message naming each. */
 export function resolveJwtSecretsOrExit(config: Config): { secrets: JwtSecrets; source: JwtSecretsSource } {
   return orExit(() => resolveJwtSecrets(config));
 }
