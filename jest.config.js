@@ -3,6 +3,9 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/tests'],
   testMatch: ['**/*.test.ts'],
+  // Checks of internals (plans, index names, statement counts, prepared statements, modules behind
+  // src/db's entry points) are the opt-in suite `npm run test:contracts` (jest.contracts.config.js).
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/tests/performance-contracts/'],
   // babel compiles TS (and the ESM-only superjson / tRPC client) to CommonJS; `tsc` type-checks.
   // (Not @swc/jest or jest 30: their native binaries for other platforms are missing from this
   // registry, which leaves package-lock.json unusable for `npm ci`.)

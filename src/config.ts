@@ -124,27 +124,61 @@ export function runsWebhookWorkerInProcess(config: Pick<Config, 'WEBHOOK_WORKER_
 
 export class ConfigError extends Error {}
 
-/** Parses the environment once; the first bad variable is named in one line. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ''));
-  const result = schema.safeParse(cleaned);
-  if (!result.success) {
-    const issue = result.error.issues[0]!;
-    throw new ConfigError(`Invalid environment variable ${String(issue.path[0])}: ${issue.message}`);
-  }
-  if (result.data.NODE_ENV === 'production') assertProductionReady(result.data);
-  if (webhookLeaseMs(result.data) <= result.data.WEBHOOK_TIMEOUT_MS) {
-    // A claim must outlive the request it covers, or a second worker could send the same delivery meanwhile.
-    throw new ConfigError('Invalid environment variable WEBHOOK_LEASE_MS: must be longer than WEBHOOK_TIMEOUT_MS');
-  }
-  return result.data;
+export interface LoadConfigOptions {
+  /**
+   * The service signs member sessions and playground tokens: with DATABASE_URL, SESSION_SECRET and
+   * TOKEN_SECRET are then required (unless NODE_ENV=development or test), and named with the rest.
+   */
+  signsTokens?: boolean;
 }
 
-/** A production process must not run on anything meant only for trying the service out. */
-function assertProductionReady(config: Config): void {
-  if (!config.DATABASE_URL) {
-    throw new ConfigError('Invalid environment variable DATABASE_URL: required when NODE_ENV=production (the embedded database is for development)');
+/**
+ * Parses the environment once. Every missing or invalid variable is named in one message (one
+ * line for one variable; otherwise a line naming them all, then one line each), so a start never
+ * has to be retried to learn the next one.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadConfigOptions = {}): Config {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ''));
+  const result = schema.safeParse(cleaned);
+  const problems = new Map<string, string>();
+  const add = (name: string, message: string) => {
+    if (!problems.has(name)) problems.set(name, message);
+  };
+  if (!result.success) {
+    for (const issue of result.error.issues) add(String(issue.path[0]), issue.message);
+  } else {
+    const config = result.data;
+    if (config.NODE_ENV === 'production' && !config.DATABASE_URL) {
+      add('DATABASE_URL', 'required when NODE_ENV=production (the embedded database is for development)');
+    }
+    if (webhookLeaseMs(config) <= config.WEBHOOK_TIMEOUT_MS) {
+      // A claim must outlive the request it covers, or a second worker could send the same delivery meanwhile.
+      add('WEBHOOK_LEASE_MS', 'must be longer than WEBHOOK_TIMEOUT_MS');
+    }
   }
+  if (options.signsTokens) {
+    // From the raw values, so a secret missing beside another variable's bad value is named too.
+    const raw = cleaned as Partial<Record<'DATABASE_URL' | 'NODE_ENV' | 'SESSION_SECRET' | 'TOKEN_SECRET', string>>;
+    for (const name of missingJwtSecrets(raw)) add(name, JWT_SECRET_REQUIRED);
+  }
+  if (problems.size > 0) throw new ConfigError(describeProblems(problems));
+  return result.data!;
+}
+
+/** What a missing SESSION_SECRET or TOKEN_SECRET is told. */
+export const JWT_SECRET_REQUIRED = 'required with DATABASE_URL (32 or more random characters, e.g. `openssl rand -hex 32`); only NODE_ENV=development or test runs without it';
+
+/** The JWT secrets a process that signs tokens lacks: with DATABASE_URL, outside development and test, both are required. */
+export function missingJwtSecrets(config: { DATABASE_URL?: string; NODE_ENV?: string; SESSION_SECRET?: string; TOKEN_SECRET?: string }): string[] {
+  if (!config.DATABASE_URL || config.NODE_ENV === 'development' || config.NODE_ENV === 'test') return [];
+  return (['SESSION_SECRET', 'TOKEN_SECRET'] as const).filter((name) => !config[name]);
+}
+
+/** One variable: one line. Several: a line naming them all, then one line each. */
+export function describeProblems(problems: ReadonlyMap<string, string>): string {
+  const entries = [...problems];
+  if (entries.length === 1) return `Invalid environment variable ${entries[0]![0]}: ${entries[0]![1]}`;
+  return [`Invalid environment variables ${entries.map(([name]) => name).join(', ')}:`, ...entries.map(([name, message]) => `  ${name}: ${message}`)].join('\n');
 }
 
 /** Only an explicit NODE_ENV=development or test turns off a safe default (random per-process secrets, webhooks to private addresses). */

@@ -23,7 +23,8 @@ import { createDatabaseNodes } from './db/nodes';
 
 /** Starts the service: DATABASE_URL when set, else the embedded database (demo data on first start). */
 async function main(): Promise<void> {
-  const config = loadConfigOrExit();
+  // The service signs sessions and tokens: its missing secrets are named with any other bad variable.
+  const config = loadConfigOrExit({ signsTokens: true });
   const jwtSecrets = resolveJwtSecretsOrExit(config);
   const logger = createLogger(config.LOG_LEVEL, { nodeEnv: config.NODE_ENV });
   logStartMode(logger, config, jwtSecrets.source);

@@ -6,9 +6,12 @@ import { promisify } from 'node:util';
 const execFileAsync = promisify(execFile);
 const PG_BIN = '/usr/lib/postgresql/15/bin';
 
-/** ../shared/citus/cluster.sh, as .ci/run finds it (CI_CITUS_CLUSTER or TEST_DATABASE_COMMAND first). */
+/** The repository's root (this file is scripts/faults/cluster.ts). */
+const REPOSITORY = resolve(__dirname, '..', '..');
+
+/** ../shared/citus/cluster.sh from the repository's root, as .ci/run finds it (CI_CITUS_CLUSTER or TEST_DATABASE_COMMAND first). */
 export function findClusterScript(): string {
-  const candidates = [process.env.CI_CITUS_CLUSTER, process.env.TEST_DATABASE_COMMAND, resolve('../shared/citus/cluster.sh'), '/work/shared/citus/cluster.sh'];
+  const candidates = [process.env.CI_CITUS_CLUSTER, process.env.TEST_DATABASE_COMMAND, resolve(REPOSITORY, '..', 'shared', 'citus', 'cluster.sh')];
   const found = candidates.find((path) => path && existsSync(path));
   if (!found) throw new Error('no Citus cluster script: set CI_CITUS_CLUSTER to ../shared/citus/cluster.sh');
   return found;

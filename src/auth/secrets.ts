@@ -1,7 +1,7 @@
 import { createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import { chmodSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ConfigError, isRelaxedMode, type Config } from '../config';
+import { ConfigError, describeProblems, isRelaxedMode, JWT_SECRET_REQUIRED, missingJwtSecrets, type Config } from '../config';
 
 /** The secrets that sign member sessions and playground tokens. */
 export interface JwtSecrets {
@@ -34,15 +34,13 @@ export function resolveJwtSecrets(
   if (config.SESSION_SECRET && config.TOKEN_SECRET) {
     return { secrets: { SESSION_SECRET: config.SESSION_SECRET, TOKEN_SECRET: config.TOKEN_SECRET }, source: 'environment' };
   }
-  const missing = config.SESSION_SECRET ? 'TOKEN_SECRET' : 'SESSION_SECRET';
   if (!config.DATABASE_URL) {
     const stored = embeddedSecrets(config.EMBEDDED_DB_DIR);
     return { secrets: { ...stored, ...definedSecrets(config) }, source: 'data directory' };
   }
   if (!isRelaxedMode(config)) {
-    throw new ConfigError(
-      `Invalid environment variable ${missing}: required with DATABASE_URL (32 or more random characters, e.g. \`openssl rand -hex 32\`); only NODE_ENV=development or test runs without it`,
-    );
+    // loadConfig({ signsTokens: true }) names these with any other bad variable; this is the last guard.
+    throw new ConfigError(describeProblems(new Map(missingJwtSecrets(config).map((name) => [name, JWT_SECRET_REQUIRED]))));
   }
   return { secrets: { SESSION_SECRET: randomSecret(), TOKEN_SECRET: randomSecret(), ...definedSecrets(config) }, source: 'per process' };
 }

@@ -4,6 +4,9 @@ import { startEmbeddedPostgres, type EmbeddedPostgres, type EmbeddedRole } from 
 import { migrateLatest } from './migrator';
 import { HotReads } from './hot-reads';
 
+/** The hot reads are part of the database handle: tests and tools that build an app on a pool of their own take them from here. */
+export { HotReads };
+
 export interface Database {
   db: Db;
   /** Where the leads' hot reads run (hot-reads.ts): a pool of their own with named statements, else `db`. */

@@ -87,7 +87,7 @@ export interface BoundStatement {
 /**
  * `build` made into a statement compiled once per shape: `build` must give the same text and
  * bindings for the same arguments, and take every value that varies from call to call through
- * `CallValues.of` (tests/property/compiled-page.property.test.ts holds the leads list's to it).
+ * `CallValues.of` (tests/performance-contracts/compiled-page.property.test.ts holds the leads list's to it).
  * `db` only builds it (any pg knex will do). Named for preparing unless `named` is false (a
  * statement whose best plan depends on its values). Holds texts by shape, never a pool.
  */

@@ -1,15 +1,15 @@
-import { ConfigError, loadConfig, type Config } from '../config';
+import { ConfigError, loadConfig, type Config, type LoadConfigOptions } from '../config';
 import { connectDatabase, type Database } from '../db/connect';
 import type { Logger } from '../logger';
 import { resolveJwtSecrets, type JwtSecrets, type JwtSecretsSource } from '../auth/secrets';
 import { webhookUrlPolicyFor } from '../webhooks/url-safety';
 
-/** The environment as configuration; a bad variable ends the process with its one-line message. */
-export function loadConfigOrExit(): Config {
-  return orExit(() => loadConfig());
+/** The environment as configuration; bad variables end the process with one message naming each. */
+export function loadConfigOrExit(options: LoadConfigOptions = {}): Config {
+  return orExit(() => loadConfig(process.env, options));
 }
 
-/** The JWT secrets (resolveJwtSecrets); a missing one ends the process with its one-line message. */
+/** The JWT secrets (resolveJwtSecrets); missing ones end the process with one message naming each. */
 export function resolveJwtSecretsOrExit(config: Config): { secrets: JwtSecrets; source: JwtSecretsSource } {
   return orExit(() => resolveJwtSecrets(config));
 }

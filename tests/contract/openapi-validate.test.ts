@@ -16,3 +16,15 @@ test('the served OpenAPI document is valid OpenAPI 3.1 for swagger-parser', asyn
   const problems = await SwaggerParser.validate(res.body).then(() => null, (err: Error) => err.message);
   expect(problems).toBeNull();
 });
+
+test('swagger-parser still refuses an invalid document: a license without identifier or url, a $ref to nothing', async () => {
+  const res = await request(ctx.app).get('/api/v1/openapi.json');
+  const withoutLicenseUrl = structuredClone(res.body);
+  withoutLicenseUrl.info.license = { name: withoutLicenseUrl.info.license?.name ?? 'UNLICENSED' };
+  await expect(SwaggerParser.validate(withoutLicenseUrl)).rejects.toThrow();
+  const danglingRef = structuredClone(res.body);
+  const [path] = Object.keys(danglingRef.paths);
+  const [method] = Object.keys(danglingRef.paths[path!]);
+  danglingRef.paths[path!][method!].responses = { 200: { $ref: '#/components/responses/NoSuchResponse' } };
+  await expect(SwaggerParser.validate(danglingRef)).rejects.toThrow();
+});

@@ -2,7 +2,7 @@ import type { Express } from 'express';
 import { createApp } from '../../src/app';
 import { recordOutputMismatch } from './output-mismatches';
 import type { Db } from '../../src/db/knex';
-import type { HotReads } from '../../src/db/hot-reads';
+import type { HotReads } from '../../src/db/connect';
 import { createLogger } from '../../src/logger';
 import { createTestDb } from './test-app';
 import type { RateLimiter } from '../../src/ratelimit/rate-limiter';

@@ -2,7 +2,7 @@ import type { Express } from 'express';
 import { createApp } from '../../src/app';
 import type { LiveDeps } from '../../src/live/live-updates';
 import { createDb, type Db } from '../../src/db/knex';
-import { HotReads } from '../../src/db/hot-reads';
+import { HotReads } from '../../src/db/connect';
 import { createLogger, type Logger } from '../../src/logger';
 import type { Registry } from '../../src/rpc/registry';
 import type { CacheInvalidation } from '../../src/auth/key-invalidation';

@@ -1,7 +1,7 @@
-import { createTestContext, testDatabaseUrl, type TestContext } from '../helpers/test-app';
+import { createTestContext, type TestContext } from '../helpers/test-app';
 import { createWorkspace } from '../helpers/factories';
 import { rpcGet, rpcPost, resultOf } from '../helpers/rpc';
-import { acrossWorkspaces } from '../../src/db/across-workspaces';
+import { acrossWorkspaces } from '../helpers/across-workspaces';
 import { insertEndpoint } from '../helpers/webhook-fixtures';
 import { WORKSPACE_TABLES } from '../../migrations/20261210120000_writes_without_hot_rows';
 
@@ -29,7 +29,7 @@ afterAll(() => ctx.close());
     expect(byName.api_key_secrets).toMatchObject({ type: 'reference' });
   });
 
-  it('runs on two workers, and the run refuses a statement across workspaces outside acrossWorkspaces', async () => {
+  it('runs on two workers, and the run refuses a statement across workspaces unless a transaction lifts it', async () => {
     const { rows: workers } = await ctx.db.raw(`select nodename, nodeport from pg_dist_node where noderole = 'primary' and groupid > 0`);
     expect(workers).toHaveLength(2);
     await expect(ctx.db.raw('select count(*) from leads')).rejects.toThrow(/multi-task query about to be executed/);
@@ -73,16 +73,5 @@ afterAll(() => ctx.close());
       placements.add(String(rows[0].nodeport));
     }
     expect(placements.size).toBe(2);
-  });
-});
-
-describe('acrossWorkspaces', () => {
-  it('runs its work in one transaction and answers what the work answers', async () => {
-    const answer = await acrossWorkspaces(ctx.db, async (trx) => {
-      const { rows } = await trx.raw('select txid_current() as a, txid_current() as b');
-      return rows[0];
-    });
-    expect(answer.a).toBe(answer.b);
-    expect(testDatabaseUrl()).toMatch(/^postgres/);
   });
 });

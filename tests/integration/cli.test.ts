@@ -6,7 +6,7 @@ import { createTestContext, testDatabaseUrl } from '../helpers/test-app';
 import { createOrg, unique } from '../helpers/factories';
 import { rpcGet, errorOf, resultOf } from '../helpers/rpc';
 import { cli, cliJson } from '../helpers/cli-harness';
-import { acrossWorkspaces } from '../../src/db/across-workspaces';
+import { acrossWorkspaces } from '../helpers/across-workspaces';
 
 const ctx = createTestContext({ keyCacheTtlMs: 0 });
 afterAll(() => ctx.close());

@@ -1,6 +1,6 @@
 import * as leads from '../../src/db/leads';
 import type { Db } from '../../src/db/knex';
-import { HotReads } from '../../src/db/hot-reads';
+import { HotReads } from '../../src/db/connect';
 import { createTestDb, testDatabaseUrl } from '../helpers/test-app';
 import { createWorkspace } from '../helpers/factories';
 import { openStream, subscriptionPath } from '../helpers/sse';

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { createDb } from '../../src/db/knex';
 import { migrateLatest } from '../../src/db/migrator';
-import { HotReads } from '../../src/db/hot-reads';
+import { HotReads } from '../../src/db/connect';
 import { createObservedApp } from '../helpers/observability-app';
 import { testDatabaseUrl } from '../helpers/test-app';
 import { useOwnDatabase } from '../helpers/own-database';

@@ -63,6 +63,13 @@ describe('a service started with DATABASE_URL', () => {
     await expect(started).rejects.toThrow(/exited 1 before listening:\nInvalid environment variable SESSION_SECRET: required with DATABASE_URL[^\n]*\n?$/);
   }, 60_000);
 
+  it('without either secret and with a bad PORT exits 1 naming all three in one message, before listening', async () => {
+    const started = startServer({ NODE_ENV: undefined, DATABASE_URL: testDatabaseUrl(), PORT: 'eighty' });
+    await expect(started).rejects.toThrow(
+      /exited 1 before listening:\nInvalid environment variables PORT, SESSION_SECRET, TOKEN_SECRET:\n {2}PORT: [^\n]*\n {2}SESSION_SECRET: required with DATABASE_URL[^\n]*\n {2}TOKEN_SECRET: required with DATABASE_URL[^\n]*\n?$/,
+    );
+  }, 60_000);
+
   it.each([
     ['unset, with its own secrets', { NODE_ENV: undefined, ...TEST_JWT_SECRETS }, { privateWebhook: 400, mode: /^mode: NODE_ENV unset \(production defaults\), no safe default relaxed$/ }],
     ['production, with its own secrets', { NODE_ENV: 'production', ...TEST_JWT_SECRETS }, { privateWebhook: 400, mode: /^mode: NODE_ENV production, no safe default relaxed$/ }],

@@ -86,6 +86,45 @@ describe('loadConfig', () => {
     });
   });
 
+  describe('every missing or invalid variable in one message', () => {
+    const ownDatabase = { DATABASE_URL: 'postgres://app@db:5432/crm' };
+
+    it('names both JWT secrets when the service starts on its own PostgreSQL without them', () => {
+      expect(() => loadConfig(ownDatabase, { signsTokens: true })).toThrow(
+        /^Invalid environment variables SESSION_SECRET, TOKEN_SECRET:\n {2}SESSION_SECRET: required with DATABASE_URL[^\n]*\n {2}TOKEN_SECRET: required with DATABASE_URL[^\n]*$/,
+      );
+    });
+
+    it('names one missing secret on one line, as before', () => {
+      expect(() => loadConfig({ ...ownDatabase, TOKEN_SECRET: 't'.repeat(40) }, { signsTokens: true }))
+        .toThrow(/^Invalid environment variable SESSION_SECRET: required with DATABASE_URL[^\n]*$/);
+    });
+
+    it('names the secrets beside an invalid value of another variable, and every invalid one', () => {
+      let message = '';
+      try {
+        loadConfig({ ...ownDatabase, PORT: 'eighty', METRICS_TOKEN: 'short', NODE_ENV: 'production' }, { signsTokens: true });
+      } catch (err) {
+        message = (err as Error).message;
+      }
+      const [first, ...lines] = message.split('\n');
+      expect(first).toBe('Invalid environment variables PORT, METRICS_TOKEN, SESSION_SECRET, TOKEN_SECRET:');
+      expect(lines.map((line) => line.split(':')[0]!.trim())).toEqual(['PORT', 'METRICS_TOKEN', 'SESSION_SECRET', 'TOKEN_SECRET']);
+    });
+
+    it('names the production database and the lease together', () => {
+      expect(() => loadConfig({ NODE_ENV: 'production', WEBHOOK_TIMEOUT_MS: '20000', WEBHOOK_LEASE_MS: '10000' }))
+        .toThrow(/^Invalid environment variables DATABASE_URL, WEBHOOK_LEASE_MS:\n {2}DATABASE_URL: required when NODE_ENV=production[^\n]*\n {2}WEBHOOK_LEASE_MS: must be longer than WEBHOOK_TIMEOUT_MS$/);
+    });
+
+    it('asks no secret of a process that signs nothing (the CLI, the worker), nor on the embedded database or in development and test', () => {
+      expect(loadConfig(ownDatabase).SESSION_SECRET).toBeUndefined();
+      expect(loadConfig({}, { signsTokens: true }).DATABASE_URL).toBeUndefined();
+      expect(loadConfig({ ...ownDatabase, NODE_ENV: 'development' }, { signsTokens: true }).NODE_ENV).toBe('development');
+      expect(loadConfig({ ...ownDatabase, NODE_ENV: 'test' }, { signsTokens: true }).NODE_ENV).toBe('test');
+    });
+  });
+
   it('refuses a METRICS_TOKEN under 16 characters and a REDIS_URL that is not redis://', () => {
     expect(() => loadConfig({ METRICS_TOKEN: 'short' })).toThrow(/^Invalid environment variable METRICS_TOKEN/);
     expect(() => loadConfig({ REDIS_URL: 'http://x' })).toThrow(/^Invalid environment variable REDIS_URL/);

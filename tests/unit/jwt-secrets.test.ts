@@ -57,9 +57,11 @@ describe('resolveJwtSecrets in every mode', () => {
     expect(resolved({})).toEqual({ refused: expect.stringMatching(/jwt-secrets\.json does not hold two secrets/) });
   });
 
-  it.each([undefined, 'production'] as const)('NODE_ENV=%s with DATABASE_URL: a missing secret stops the process with one line naming it', (NODE_ENV) => {
+  it.each([undefined, 'production'] as const)('NODE_ENV=%s with DATABASE_URL: missing secrets stop the process with one message naming each', (NODE_ENV) => {
     const url = 'postgres://app@db/crm';
-    expect(resolved({ NODE_ENV, DATABASE_URL: url })).toEqual({ refused: expect.stringMatching(/^Invalid environment variable SESSION_SECRET: required with DATABASE_URL/) });
+    expect(resolved({ NODE_ENV, DATABASE_URL: url })).toEqual({
+      refused: expect.stringMatching(/^Invalid environment variables SESSION_SECRET, TOKEN_SECRET:\n {2}SESSION_SECRET: required with DATABASE_URL[^\n]*\n {2}TOKEN_SECRET: required with DATABASE_URL/),
+    });
     expect(resolved({ NODE_ENV, DATABASE_URL: url, SESSION_SECRET: OWN.SESSION_SECRET })).toEqual({ refused: expect.stringMatching(/^Invalid environment variable TOKEN_SECRET: required with DATABASE_URL/) });
   });
 

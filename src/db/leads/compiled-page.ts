@@ -4,7 +4,7 @@ import { pageStatement, type PageArgs } from './page-statement';
 
 // Unnamed, so planned on every call with its values: a page's best plan depends on how many leads
 // its workspace holds, which a generic plan cannot see. Among many small workspaces, PostgreSQL's
-// generic plan read and sorted a large workspace's every lead (tests/integration/leads-list-plans.test.ts).
+// generic plan read and sorted a large workspace's every lead (tests/performance-contracts/leads-list-plans.test.ts).
 const compiledPage = compiledPerShape(pageStatement, { named: false });
 
 /**
@@ -12,7 +12,7 @@ const compiledPage = compiledPerShape(pageStatement, { named: false });
  * compiled once per shape and planned on every call (src/db/hot-reads.ts, which says what that buys): its ids,
  * status and cursor key are the call's values; its filters present, 'unassigned', the cursor's
  * null next call, the page size and the rest shape its text
- * (tests/property/compiled-page.property.test.ts holds it to `pageStatement`).
+ * (tests/performance-contracts/compiled-page.property.test.ts holds it to `pageStatement`).
  */
 export function compiledPageStatement(db: Db, { orgId, filters, position, as, withTotal }: PageArgs): BoundStatement {
   const { status, assignedToId, search, ...unknownFilters } = filters;

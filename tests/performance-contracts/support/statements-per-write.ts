@@ -1,68 +1,41 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { createTestContext } from '../helpers/test-app';
-import { createWorkspace, createMember, unique } from '../helpers/factories';
-import { appRegistry, insertKeyWithEveryScope } from '../helpers/demo-round-trip';
-import { resultOf, rpcPost } from '../helpers/rpc';
-import { procedures } from '../../src/procedures';
-import { MAXIMUM_TIER } from '../../src/auth/principal';
+import { createTestContext, createTestDb, type TestContext } from '../../helpers/test-app';
+import { createWorkspace, createMember, unique } from '../../helpers/factories';
+import { appRegistry, insertKeyWithEveryScope } from '../../helpers/demo-round-trip';
+import { resultOf, rpcPost } from '../../helpers/rpc';
+import { procedures } from '../../../src/procedures';
+import { MAXIMUM_TIER } from '../../../src/auth/principal';
 
-// Issue 38, "Statements per write, counted": every write procedure (every POST procedure of the
-// registry) is called once, through HTTP, with an input that does its full work, in a workspace
-// with an enabled webhook endpoint subscribed to "*"; the statements it sends to PostgreSQL are
-// counted and compared with the table in docs/architecture.md ("Statements per write").
-// UPDATE_STATEMENTS_TABLE=1 rewrites the table from what was measured instead of failing;
-// PRINT_STATEMENTS=1 prints every statement of every call.
+/**
+ * Statements per write (issue 38; docs/architecture.md, "Statements per write"): every write
+ * procedure (every POST procedure of the registry) is called once, through HTTP, with an input that
+ * does its full work, in a workspace with an enabled webhook endpoint subscribed to "*"; the
+ * statements it sends to PostgreSQL are counted. `npm run docs:statements`
+ * (scripts/statements-table.ts) writes the table from this measurement; the contract test
+ * (statements-per-write.test.ts) only compares. The descriptions of the table live here, in CASES.
+ */
 
-const DOC = join(__dirname, '..', '..', 'docs', 'architecture.md');
-const START = '<!-- statements-per-write:start -->';
-const END = '<!-- statements-per-write:end -->';
-const UPDATE = process.env.UPDATE_STATEMENTS_TABLE === '1';
-const PRINT = process.env.PRINT_STATEMENTS === '1';
+export const STATEMENTS_DOC = join(__dirname, '..', '..', '..', 'docs', 'architecture.md');
+export const START = '<!-- statements-per-write:start -->';
+export const END = '<!-- statements-per-write:end -->';
+export const GENERATOR = 'npm run docs:statements';
 
 /** Transaction control, which is not counted: it is the same two statements around any transaction. */
 const TRANSACTION_CONTROL = /^\s*(begin|commit|rollback|savepoint|release)\b/i;
 
-// The app-only procedures (exposed: false) are served too, so their handlers are reached through
-// HTTP as the app reaches them; the key holds every scope any procedure asks for.
-const ctx = createTestContext({ registry: appRegistry });
-
-interface Statement {
+export interface Statement {
   sql: string;
   /** knex's transaction id (`__knexTxId`); undefined for a statement outside any transaction. */
   txId: string | undefined;
 }
 
 /** What one request sent: every statement as knex reported it, and every statement the driver was given. */
-interface Recording {
+export interface Recording {
   statements: Statement[];
   driver: string[];
 }
-
-let recording: Recording | undefined;
-
-// knex emits one `query` event per statement on the instance whose pool runs it, transactions'
-// statements included (with their `__knexTxId`), BEGIN and COMMIT too; the hot reads' compiled
-// statements, sent straight to a pooled connection, emit it as well (src/db/hot-reads.ts).
-ctx.db.on('query', (data: { sql: string; __knexTxId?: string }) => {
-  recording?.statements.push({ sql: data.sql, txId: data.__knexTxId });
-});
-
-// The driver's own count, to hold knex's events to it: a statement sent some other way would be
-// missed by the events, and found here.
-type DriverQuery = (this: pg.Client, ...args: unknown[]) => unknown;
-const driverQuery = pg.Client.prototype.query as unknown as DriverQuery;
-(pg.Client.prototype as unknown as { query: DriverQuery }).query = function query(this: pg.Client, ...args: unknown[]) {
-  const config = args[0];
-  recording?.driver.push(typeof config === 'string' ? config : (config as { text: string }).text);
-  return driverQuery.apply(this, args);
-};
-
-afterAll(async () => {
-  (pg.Client.prototype as unknown as { query: DriverQuery }).query = driverQuery;
-  await ctx.close();
-});
 
 interface TarnPool {
   numUsed(): number;
@@ -70,60 +43,164 @@ interface TarnPool {
   numPendingCreates(): number;
 }
 
-/** Until no connection is lent and none is asked for: nothing of the last request is still running. */
-async function poolIdle(): Promise<void> {
-  const pool = (ctx.db.client as { pool?: TarnPool }).pool;
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    await new Promise((resolve) => setImmediate(resolve));
-    if (!pool || (pool.numUsed() === 0 && pool.numPendingAcquires() === 0 && pool.numPendingCreates() === 0)) return;
-    if (Date.now() > deadline) throw new Error('the pool never went idle');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
-let key: string;
-
-/** One POST through HTTP, recording every statement from its sending until its answer and the pool is idle again. */
-async function recorded(name: string, input: unknown) {
-  await poolIdle();
-  const rec: Recording = { statements: [], driver: [] };
-  recording = rec;
-  try {
-    const res = await rpcPost(ctx.app, name, input, key);
-    await poolIdle();
-    return { res, rec };
-  } finally {
-    recording = undefined;
-  }
-}
-
-/** The statements the authenticator runs (the key lookup on a cache miss, the throttled last_used_at), learnt in beforeAll. */
-const authenticationSql = new Set<string>();
-
 type Kind = 'transaction control' | 'authentication' | 'routing' | 'counted';
 
-/** Where a workspace lives (src/db/nodes/workspace-nodes.ts): read once per workspace per process, not per write. */
+/** Where a workspace lives (src/db/nodes): read once per workspace per process, not per write. */
 const ROUTING = /get_shard_id_for_distribution_column|pg_dist_|from pg_extension/;
 
-// A statement counts whether it has a `__knexTxId` or not: the checks that a referenced id is in
-// the workspace run before the write's transaction, and some writes run without one
-// (webhooks.delete, webhooks.rotateSecret, apiKeys.create's workspace check). Authentication is
-// told apart by its text instead: the statements the calibration call in beforeAll ran.
+/**
+ * The app on a pool of its own whose statements are recorded two ways: knex's `query` event (one
+ * per statement on the instance whose pool runs it, transactions' statements included with their
+ * `__knexTxId`, BEGIN and COMMIT too; the hot reads' compiled statements, sent straight to a pooled
+ * connection, emit it as well), and the driver's own count, to hold the events to it (a statement
+ * sent some other way would be missed by the events, and found there). The driver's count comes
+ * from a pg.Client subclass that this pool alone connects with: pg's prototype is left alone.
+ */
+export class StatementRecorder {
+  private recording: Recording | undefined;
+  private key = '';
+  /** The statements the authenticator runs (the key lookup on a cache miss, the throttled last_used_at), learnt in start(). */
+  private readonly authenticationSql = new Set<string>();
+  readonly ctx: TestContext;
 
-function kindOf(statement: Statement): Kind {
-  if (TRANSACTION_CONTROL.test(statement.sql)) return 'transaction control';
-  if (statement.txId === undefined && authenticationSql.has(statement.sql)) return 'authentication';
-  if (statement.txId === undefined && ROUTING.test(statement.sql)) return 'routing';
-  return 'counted';
+  private constructor() {
+    const db = createTestDb();
+    const recorder = this;
+    class CountingClient extends pg.Client {
+      override query(...args: unknown[]): any {
+        const config = args[0];
+        recorder.recording?.driver.push(typeof config === 'string' ? config : (config as { text: string }).text);
+        return (super.query as (...a: unknown[]) => unknown)(...args);
+      }
+    }
+    // knex's pg dialect makes its connections with `new this.driver.Client(...)`, the driver it
+    // loaded at creation; its pool is still empty (min 0), so every connection is a CountingClient.
+    (db.client as { driver: typeof pg }).driver = { ...pg, Client: CountingClient } as typeof pg;
+    db.on('query', (data: { sql: string; __knexTxId?: string }) => {
+      this.recording?.statements.push({ sql: data.sql, txId: data.__knexTxId });
+    });
+    // The app-only procedures (exposed: false) are served too, so their handlers are reached
+    // through HTTP as the app reaches them; the key holds every scope any procedure asks for.
+    this.ctx = createTestContext({ registry: appRegistry, db });
+  }
+
+  /** A recorder with its workspace, key, members and an endpoint for every event. */
+  static async start(options: { print?: boolean } = {}): Promise<StatementRecorder> {
+    const recorder = new StatementRecorder();
+    try {
+      await recorder.prepare(options.print === true);
+    } catch (err) {
+      await recorder.close();
+      throw err;
+    }
+    return recorder;
+  }
+
+  private async prepare(print: boolean): Promise<void> {
+    const ws = await createWorkspace(this.ctx.db, { tier: MAXIMUM_TIER });
+    memberId = ws.member.id;
+    otherMemberId = (await createMember(this.ctx.db, ws.org.id)).id;
+    this.key = await insertKeyWithEveryScope(this.ctx.db, ws.org.id);
+    // The authenticator's statements, from a call that stops right after authentication (no such
+    // procedure) and is the key's first (its cache is cold, and last_used_at is written).
+    const { res, rec } = await this.recorded('statementsPerWrite.noSuchProcedure', {});
+    if (res.status !== 404) throw new Error(`calibration: expected 404, got ${res.status}: ${res.text}`);
+    if (rec.statements.length === 0) throw new Error('calibration: authentication ran no statement, or none was recorded');
+    if (rec.statements.some((s) => s.txId !== undefined)) throw new Error('calibration: authentication ran a statement in a transaction');
+    for (const statement of rec.statements) this.authenticationSql.add(statement.sql);
+    if (print) console.log(`authentication:\n${rec.statements.map((s) => `  ${s.sql}`).join('\n')}`);
+    // Webhooks on: every event a write records gets a delivery to this endpoint.
+    call = <T,>(name: string, input: unknown) => this.call<T>(name, input);
+    await call('webhooks.create', { url: 'https://hooks.example.com/everything', events: ['*'], description: 'every event' });
+  }
+
+  close(): Promise<void> {
+    return this.ctx.close();
+  }
+
+  /** Until no connection is lent and none is asked for: nothing of the last request is still running. */
+  private async poolIdle(): Promise<void> {
+    const pool = (this.ctx.db.client as { pool?: TarnPool }).pool;
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      await new Promise((resolve) => setImmediate(resolve));
+      if (!pool || (pool.numUsed() === 0 && pool.numPendingAcquires() === 0 && pool.numPendingCreates() === 0)) return;
+      if (Date.now() > deadline) throw new Error('the pool never went idle');
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+
+  /** One POST through HTTP, recording every statement from its sending until its answer and the pool is idle again. */
+  async recorded(name: string, input: unknown, key = this.key) {
+    await this.poolIdle();
+    const rec: Recording = { statements: [], driver: [] };
+    this.recording = rec;
+    try {
+      const res = await rpcPost(this.ctx.app, name, input, key);
+      await this.poolIdle();
+      return { res, rec };
+    } finally {
+      this.recording = undefined;
+    }
+  }
+
+  // A statement counts whether it has a `__knexTxId` or not: the checks that a referenced id is in
+  // the workspace run before the write's transaction, and some writes run without one
+  // (webhooks.delete, webhooks.rotateSecret, apiKeys.create's workspace check). Authentication is
+  // told apart by its text instead: the statements the calibration call in start() ran.
+  kindOf(statement: Statement): Kind {
+    if (TRANSACTION_CONTROL.test(statement.sql)) return 'transaction control';
+    if (statement.txId === undefined && this.authenticationSql.has(statement.sql)) return 'authentication';
+    if (statement.txId === undefined && ROUTING.test(statement.sql)) return 'routing';
+    return 'counted';
+  }
+
+  /** A setup call (not recorded), which must succeed; answers its output. */
+  async call<T = any>(name: string, input: unknown): Promise<T> {
+    const res = await rpcPost(this.ctx.app, name, input, this.key);
+    if (res.status !== 200) throw new Error(`setup: ${name} answered ${res.status}: ${res.text}`);
+    return resultOf<T>(res);
+  }
+
+  /**
+   * Calls every write procedure once with its case's input and counts its statements. Throws when
+   * a call fails or when knex's events and the driver's count disagree.
+   */
+  async measureAll(options: { print?: boolean } = {}): Promise<Measurement> {
+    const counts = new Map<string, Count>();
+    const printed = new Map<string, string>();
+    for (const name of WRITES) {
+      const write = CASES[name];
+      if (!write) throw new Error(`${name} is a write procedure without a case in ${__filename}`);
+      const input = await write.input();
+      const { res, rec } = await this.recorded(name, input);
+      if (res.status !== 200) throw new Error(`${name} answered ${res.status}: ${res.text}`);
+      // knex reported every statement the driver was given, and nothing else.
+      const driver = rec.driver.filter((sql) => !this.authenticationSql.has(sql));
+      const events = rec.statements.filter((s) => this.kindOf(s) !== 'authentication').map((s) => s.sql);
+      if (JSON.stringify(driver) !== JSON.stringify(events)) {
+        throw new Error(`${name}: knex's query events and the driver's statements differ:\n  events: ${JSON.stringify(events)}\n  driver: ${JSON.stringify(driver)}`);
+      }
+      const counted = rec.statements.filter((s) => this.kindOf(s) === 'counted');
+      counts.set(name, { inTransaction: counted.filter((s) => s.txId !== undefined).length, before: counted.filter((s) => s.txId === undefined).length });
+      const lines = rec.statements.map((s) => `  ${this.kindOf(s) === 'counted' ? (s.txId ? 'tx ' : 'out') : '---'} ${s.sql.replace(/\s+/g, ' ').slice(0, 220)}`);
+      printed.set(name, `${name}: ${counted.length}\n${lines.join('\n')}`);
+      if (options.print) console.log(printed.get(name));
+    }
+    return { counts, printed };
+  }
 }
 
-/** A setup call (not recorded), which must succeed; answers its output. */
-async function call<T = any>(name: string, input: unknown): Promise<T> {
-  const res = await rpcPost(ctx.app, name, input, key);
-  if (res.status !== 200) throw new Error(`setup: ${name} answered ${res.status}: ${res.text}`);
-  return resultOf<T>(res);
+export interface Measurement {
+  counts: Map<string, Count>;
+  /** Each call's statements, one line each, for a failure's message. */
+  printed: Map<string, string>;
 }
+
+/** The recorder's setup call, for the cases' inputs (set in start()). */
+let call: <T = any>(name: string, input: unknown) => Promise<T> = () => {
+  throw new Error('StatementRecorder.start() first');
+};
 
 let memberId: string;
 let otherMemberId: string;
@@ -148,7 +225,7 @@ interface Case {
 }
 
 /** One case per write procedure: an input that does the procedure's full work. */
-const CASES: Record<string, Case> = {
+export const CASES: Record<string, Case> = {
   'apiKeys.create': {
     what: 'workspace check, key secret, key',
     input: async () => ({ name: unique('key'), scopes: ['leads.read', 'tasks.read'], expiresAt: new Date(Date.now() + 30 * DAY) }),
@@ -314,123 +391,37 @@ const CASES: Record<string, Case> = {
   },
 };
 
-const WRITES: string[] = procedures.filter((p) => p.method === 'POST').map((p) => p.name).sort();
-
-beforeAll(async () => {
-  const ws = await createWorkspace(ctx.db, { tier: MAXIMUM_TIER });
-  memberId = ws.member.id;
-  otherMemberId = (await createMember(ctx.db, ws.org.id)).id;
-  key = await insertKeyWithEveryScope(ctx.db, ws.org.id);
-  // The authenticator's statements, from a call that stops right after authentication (no such
-  // procedure) and is the key's first (its cache is cold, and last_used_at is written).
-  const { res, rec } = await recorded('statementsPerWrite.noSuchProcedure', {});
-  expect(res.status).toBe(404);
-  expect(rec.statements.length).toBeGreaterThan(0);
-  expect(rec.statements.filter((s) => s.txId !== undefined)).toEqual([]);
-  for (const statement of rec.statements) authenticationSql.add(statement.sql);
-  if (PRINT) console.log(`authentication:\n${rec.statements.map((s) => `  ${s.sql}`).join('\n')}`);
-  // Webhooks on: every event a write records gets a delivery to this endpoint.
-  await call('webhooks.create', { url: 'https://hooks.example.com/everything', events: ['*'], description: 'every event' });
-});
-
-describe('statements per write (docs/architecture.md, "Statements per write")', () => {
-  it('has a case for every write procedure of the registry', () => {
-    expect(WRITES.filter((name) => !(name in CASES))).toEqual([]);
-    expect(Object.keys(CASES).filter((name) => !WRITES.includes(name))).toEqual([]);
-  });
-
-  it('each write runs the number of statements the table says', async () => {
-    const measured = new Map<string, Count>();
-    const printed = new Map<string, string>();
-    for (const name of WRITES) {
-      const write = CASES[name];
-      if (!write) continue; // reported by the test above
-      const input = await write.input();
-      const { res, rec } = await recorded(name, input);
-      if (res.status !== 200) throw new Error(`${name} answered ${res.status}: ${res.text}`);
-      // knex reported every statement the driver was given, and nothing else.
-      expect({ name, driver: rec.driver.filter((sql) => !authenticationSql.has(sql)) })
-        .toEqual({ name, driver: rec.statements.filter((s) => kindOf(s) !== 'authentication').map((s) => s.sql) });
-      const counted = rec.statements.filter((s) => kindOf(s) === 'counted');
-      measured.set(name, { inTransaction: counted.filter((s) => s.txId !== undefined).length, before: counted.filter((s) => s.txId === undefined).length });
-      const lines = rec.statements.map((s) => `  ${kindOf(s) === 'counted' ? (s.txId ? 'tx ' : 'out') : '---'} ${s.sql.replace(/\s+/g, ' ').slice(0, 220)}`);
-      printed.set(name, `${name}: ${counted.length}\n${lines.join('\n')}`);
-      if (PRINT) console.log(printed.get(name));
-    }
-    const table = renderTable(measured);
-    const doc = readFileSync(DOC, 'utf8');
-    const documented = parseTable(tableBetweenMarkers(doc) ?? '');
-    const changes = diff(documented, measured);
-    if (changes.length > 0) {
-      console.log(`statements per write, the table against this run:\n${changes.map((c) => `  ${c.line}\n${printed.get(c.name) ?? ''}`).join('\n')}`);
-    }
-    if (UPDATE) {
-      writeFileSync(DOC, replaceTable(doc, table));
-      return;
-    }
-    const grew = changes.filter((c) => c.kind === 'grew');
-    const other = changes.filter((c) => c.kind !== 'grew');
-    expect({
-      grew: grew.map((c) => c.line),
-      hint: grew.length > 0 ? 'a write runs more statements than docs/architecture.md says: find out why; if it must, update its description in this file and run with UPDATE_STATEMENTS_TABLE=1' : '',
-    }).toEqual({ grew: [], hint: '' });
-    expect({
-      changed: other.map((c) => c.line),
-      hint: other.length > 0 ? 'the table in docs/architecture.md is out of date: update the descriptions in this file and run with UPDATE_STATEMENTS_TABLE=1' : '',
-    }).toEqual({ changed: [], hint: '' });
-    // The descriptions too: the table is the one this file generates.
-    expect(tableBetweenMarkers(doc)).toBe(table);
-  }, 180_000);
-
-  it('runs no deliveries statement in a workspace without an enabled webhook endpoint', async () => {
-    const quiet = await createWorkspace(ctx.db, { tier: MAXIMUM_TIER });
-    const keyWithEndpoints = key;
-    key = await insertKeyWithEveryScope(ctx.db, quiet.org.id);
-    try {
-      const counted = async (name: string, input: unknown) => {
-        const { res, rec } = await recorded(name, input);
-        expect(res.status).toBe(200);
-        return rec.statements.filter((s) => kindOf(s) === 'counted').map((s) => ({ inTransaction: s.txId !== undefined, deliveries: /webhook_deliveries/.test(s.sql) }));
-      };
-      // leads.create: its one statement (rows, events and their deliveries), which needs no transaction;
-      // contacts.create: the contact, then its events, and no deliveries statement.
-      expect(await counted('leads.create', { name: unique('Quiet'), phone: '+442079460125' })).toEqual([{ inTransaction: false, deliveries: true }]);
-      expect(await counted('contacts.create', { name: unique('Quiet'), phones: ['+442079460126'] }))
-        .toEqual([{ inTransaction: true, deliveries: false }, { inTransaction: true, deliveries: false }]);
-    } finally {
-      key = keyWithEndpoints;
-    }
-  });
-});
+/** Every write procedure of the registry. */
+export const WRITES: string[] = procedures.filter((p) => p.method === 'POST').map((p) => p.name).sort();
 
 /** A write's statements: those in its transaction, and those before it (input checks) or without one. */
-interface Count {
+export interface Count {
   inTransaction: number;
   before: number;
 }
 
-function renderTable(measured: ReadonlyMap<string, Count>): string {
+export function renderTable(measured: ReadonlyMap<string, Count>): string {
   const rows = [...measured].sort(([a], [b]) => a.localeCompare(b))
     .map(([name, n]) => `| \`${name}\` | ${n.inTransaction} | ${n.before} | ${CASES[name]!.what} |`);
   return ['| procedure | in its transaction | before it, or without one | what they are |', '|---|---|---|---|', ...rows].join('\n');
 }
 
-function tableBetweenMarkers(text: string): string | undefined {
+export function tableBetweenMarkers(text: string): string | undefined {
   const start = text.indexOf(START);
   const end = text.indexOf(END);
   if (start < 0 || end < start) return undefined;
   return text.slice(start + START.length, end).trim();
 }
 
-function replaceTable(doc: string, table: string): string {
+export function replaceTable(doc: string, table: string): string {
   const start = doc.indexOf(START);
   const end = doc.indexOf(END);
-  if (start < 0 || end < start) throw new Error(`${DOC} lacks the ${START} ... ${END} markers`);
+  if (start < 0 || end < start) throw new Error(`${STATEMENTS_DOC} lacks the ${START} ... ${END} markers`);
   return `${doc.slice(0, start + START.length)}\n${table}\n${doc.slice(end)}`;
 }
 
 /** The counts the table gives, by procedure. */
-function parseTable(table: string): Map<string, Count> {
+export function parseTable(table: string): Map<string, Count> {
   const counts = new Map<string, Count>();
   for (const line of table.split('\n')) {
     const row = /^\|\s*`([^`]+)`\s*\|\s*(\d+)\s*\|\s*(\d+)\s*\|/.exec(line.trim());
@@ -439,7 +430,7 @@ function parseTable(table: string): Map<string, Count> {
   return counts;
 }
 
-interface Change {
+export interface Change {
   kind: 'new' | 'gone' | 'grew' | 'shrank';
   name: string;
   line: string;
@@ -447,7 +438,7 @@ interface Change {
 
 const show = (n: Count) => `${n.inTransaction} in the transaction + ${n.before} before`;
 
-function diff(documented: ReadonlyMap<string, Count>, measured: ReadonlyMap<string, Count>): Change[] {
+export function diff(documented: ReadonlyMap<string, Count>, measured: ReadonlyMap<string, Count>): Change[] {
   const names = [...new Set([...documented.keys(), ...measured.keys()])].sort();
   return names.flatMap((name): Change[] => {
     const was = documented.get(name);
@@ -458,4 +449,9 @@ function diff(documented: ReadonlyMap<string, Count>, measured: ReadonlyMap<stri
     const grew = now.inTransaction > was.inTransaction || now.before > was.before;
     return [{ kind: grew ? 'grew' : 'shrank', name, line: `${name}: ${show(was)} -> ${show(now)}` }];
   });
+}
+
+/** The table now in docs/architecture.md. */
+export function documentedTable(): string | undefined {
+  return tableBetweenMarkers(readFileSync(STATEMENTS_DOC, 'utf8'));
 }

@@ -1,0 +1,169 @@
+import { createTestContext, createTestDb } from '../helpers/test-app';
+import { createWorkspace, createMember, createLead } from '../helpers/factories';
+import { bodyOf, listLeads } from '../helpers/leads-rest';
+import { rpcPost } from '../helpers/rpc';
+import type { Db } from '../../src/db/knex';
+import * as leads from '../../src/db/leads';
+import type { LeadFields } from '../../src/db/leads';
+import { foldCounterShards, foldAllCounterShards, startCounterFolding } from '../../src/db/leads/counters';
+import type { LeadStatus } from '../../src/domain/lead-status';
+import { createLogger } from '../../src/logger';
+import { until } from '../helpers/poll';
+
+// How the totals' counters are kept (src/db/leads/counters.ts, behind the leads entry point): a
+// row per database session and group, folded into one by the periodic job. The totals themselves
+// are checked through HTTP by tests/integration/leads-list-totals.test.ts.
+
+const ctx = createTestContext();
+afterAll(() => ctx.close());
+
+const STATUSES = ['NOT_CONTACTED', 'CONTACTED', 'LOST'] as const;
+
+/** Every filter the counters answer (none, status, assignee, unassigned and their pairs), checked against count(*). */
+async function expectTotalsExact(db: Db, ws: { org: { id: string }; key: string }, members: string[]): Promise<void> {
+  const assignees = [...members, 'unassigned'];
+  const cases: Record<string, string>[] = [
+    {},
+    ...STATUSES.map((status) => ({ status })),
+    ...assignees.map((assignedToId) => ({ assignedToId })),
+    ...STATUSES.flatMap((status) => assignees.map((assignedToId) => ({ status, assignedToId }))),
+  ];
+  for (const filters of cases) {
+    const counted = db('leads').where('org_id', ws.org.id).count<{ n: string }[]>({ n: '*' });
+    if (filters.status) counted.where('status', filters.status);
+    if (filters.assignedToId === 'unassigned') counted.whereNull('assigned_to_id');
+    else if (filters.assignedToId) counted.where('assigned_to_id', filters.assignedToId);
+    const res = await listLeads(ctx.app, ws.key, { ...filters, pageSize: 1 });
+    expect(res.status).toBe(200);
+    expect({ filters, total: bodyOf(res).pagination.total }).toEqual({ filters, total: Number((await counted)[0]!.n) });
+  }
+}
+
+/**
+ * `count` contacts P1..Pn and their leads (lead_<tag>1..), the leads in one insert of the leads'
+ * data module: one counter upsert, into the rows of `db`'s database session. Statuses cycle
+ * CONTACTED, LOST, NOT_CONTACTED.
+ */
+async function bulkInsert(db: Db, orgId: string, tag: string, count: number, assignee: string | null): Promise<void> {
+  await db.raw(`insert into contacts (org_id, id, name) select ?, 'con_' || ? || g, 'P' || g from generate_series(1, ?) g`, [orgId, tag, count]);
+  const statusOf = (g: number): LeadStatus => (['NOT_CONTACTED', 'CONTACTED', 'LOST'] as const)[g % 3]!;
+  await db.transaction((trx) => leads.insertLeads(trx, orgId, Array.from({ length: count }, (_, i) => ({
+    id: `lead_${tag}${i + 1}`, contactId: `con_${tag}${i + 1}`, status: statusOf(i + 1), assignedToId: assignee,
+    source: null, notes: null, nextCallAt: null, clientId: null,
+  }))));
+}
+
+/** Changes a lead as the procedures do: through the leads' write unit. */
+async function changeLead(db: Db, orgId: string, id: string, patch: Partial<LeadFields>): Promise<void> {
+  await db.transaction((trx) => leads.updateLead(trx, orgId, id, { fields: patch }));
+}
+
+async function removeLead(db: Db, orgId: string, id: string): Promise<void> {
+  await db.transaction((trx) => leads.deleteLead(trx, orgId, id));
+}
+
+/** The ids of the workspace's leads matching `where`. */
+async function idsWhere(db: Db, orgId: string, where: (q: any) => unknown): Promise<string[]> {
+  const query = db('leads').where('org_id', orgId).orderBy('id');
+  where(query);
+  return query.pluck('id');
+}
+
+/** The workspace's counter rows per (status, assignee): how many, and their sum. */
+async function counterGroups(db: Db, orgId: string): Promise<{ key: string; rows: number; sum: number }[]> {
+  const rows = await db('lead_counts').where('org_id', orgId)
+    .select('status', 'assignee_key').count({ rows: '*' }).sum({ sum: 'n' })
+    .groupBy('status', 'assignee_key').orderBy(['status', 'assignee_key']);
+  return rows.map((r: any) => ({ key: `${r.status}/${r.assignee_key}`, rows: Number(r.rows), sum: Number(r.sum) }));
+}
+
+/** Three database sessions: this file's pool and two of one connection each (a write's counter rows are its session's). */
+let sessions: Db[];
+beforeAll(() => {
+  sessions = [ctx.db, createTestDb(1), createTestDb(1)];
+});
+afterAll(() => Promise.all(sessions.slice(1).map((db) => db.destroy())));
+
+describe('the leads counters (lead_counts) behind the totals', () => {
+  it('folds each counter group into one row and drops groups that sum to zero, every total still exact', async () => {
+    const ws = await createWorkspace(ctx.db);
+    const member = await createMember(ctx.db, ws.org.id);
+    // Inserts from three sessions: each adds to its own row of each group.
+    for (let i = 0; i < 24; i += 1) await bulkInsert(sessions[i % 3]!, ws.org.id, `f${i}_`, 3, i % 2 ? member.id : null);
+    // The member's LOST group then sums to zero over several rows.
+    for (const id of await idsWhere(ctx.db, ws.org.id, (q) => q.where({ assigned_to_id: member.id, status: 'LOST' }))) {
+      await changeLead(ctx.db, ws.org.id, id, { status: 'CONTACTED' });
+    }
+    const before = await counterGroups(ctx.db, ws.org.id);
+    expect(before.some((g) => g.rows > 1)).toBe(true);
+    // A row per session and group, not per write: 24 inserts, 3 sessions (the changes ran on ctx.db's pool).
+    expect(before.filter((g) => g.rows > 3 + 5)).toEqual([]);
+    expect(before.find((g) => g.key === `LOST/${member.id}`)).toMatchObject({ sum: 0 });
+
+    await foldAllCounterShards(ctx.db);
+
+    const after = await counterGroups(ctx.db, ws.org.id);
+    expect(after).toEqual(before.filter((g) => g.sum !== 0).map((g) => ({ ...g, rows: 1 })));
+    await expectTotalsExact(ctx.db, ws, [member.id]);
+  });
+
+  it("is folded by the service's periodic job, at its start", async () => {
+    const ws = await createWorkspace(ctx.db);
+    for (let i = 0; i < 12; i += 1) await bulkInsert(sessions[i % 3]!, ws.org.id, `j${i}_`, 1, null);
+    expect((await counterGroups(ctx.db, ws.org.id)).some((g) => g.rows > 1)).toBe(true);
+
+    const job = startCounterFolding({ db: ctx.db, logger: createLogger('silent') });
+    try {
+      // The run at start folds every workspace with counters to fold, one after another.
+      expect(await until(async () => (await counterGroups(ctx.db, ws.org.id)).every((g) => g.rows === 1), 10_000)).toBe(true);
+    } finally {
+      await job.stop(); // waits for the run in progress
+    }
+    await expectTotalsExact(ctx.db, ws, []);
+  });
+
+  it('keeps totals exact while shards are folded during concurrent writes, without a deadlock', async () => {
+    const db = createTestDb(12);
+    try {
+      const ws = await createWorkspace(db);
+      const members = [(await createMember(db, ws.org.id)).id, (await createMember(db, ws.org.id)).id];
+      await Promise.all([0, 1].map((i) => bulkInsert(db, ws.org.id, `k${i}_`, 50, i % 2 ? members[0]! : null)));
+      const ids: string[] = (await db('leads').where('org_id', ws.org.id).select('id')).map((r: { id: string }) => r.id);
+      let writing = true;
+      let folds = 0;
+      const folding = (async () => {
+        while (writing) folds += Math.sign(await foldCounterShards(db, ws.org.id));
+      })();
+
+      const writes: Promise<unknown>[] = [];
+      for (let i = 0; i < 60; i += 1) {
+        writes.push(bulkInsert(db, ws.org.id, `w${i}_`, 2, members[i % 2]!));
+        writes.push(changeLead(db, ws.org.id, ids[i]!, { status: STATUSES[i % 3]!, assignedToId: i % 3 === 0 ? null : members[i % 2]! }));
+        if (i % 4 === 0) writes.push(removeLead(db, ws.org.id, ids[99 - i]!));
+      }
+      await Promise.all(writes);
+      writing = false;
+      await folding;
+      await expectTotalsExact(db, ws, members);
+      await foldAllCounterShards(db);
+
+      expect(folds).toBeGreaterThan(0);
+      expect((await counterGroups(db, ws.org.id)).every((g) => g.rows === 1 && g.sum > 0)).toBe(true);
+      await expectTotalsExact(db, ws, members);
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it('spreads concurrent writes over more than one shard of a group', async () => {
+    const db = createTestDb(12);
+    try {
+      const ws = await createWorkspace(db);
+      await Promise.all([0, 1, 2, 3].map((i) => bulkInsert(db, ws.org.id, `s${i}_`, 20, null)));
+      const shards = await db('lead_counts').where('org_id', ws.org.id).countDistinct<{ n: string }[]>({ n: 'shard' });
+      expect(Number(shards[0]!.n)).toBeGreaterThan(1);
+    } finally {
+      await db.destroy();
+    }
+  });
+});
