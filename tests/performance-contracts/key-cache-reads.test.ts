@@ -6,14 +6,15 @@ import { createLogger } from '../../src/logger';
 import { testJwtKeys } from '../helpers/test-secrets';
 import { signPlaygroundToken } from '../../src/auth/playground-token';
 import { signMemberSession } from '../../src/auth/member-session';
-import { createCacheInvalidationListener, type CacheInvalidationListener, type ListenerOptions } from '../../src/auth/key-invalidation';
+import { createCacheInvalidation } from '../../src/auth/key-invalidation';
+import { createNotificationListener, type ListenerOptions, type NotificationListener } from '../../src/live/notification-listener';
 import * as apiKeysQueries from '../../src/db/api-keys';
 import * as orgsQueries from '../../src/db/orgs';
 import { cli } from '../helpers/cli-harness';
 import type { Db } from '../../src/db/knex';
 import { sleep, until } from '../helpers/poll';
 
-const opened: { listener: CacheInvalidationListener; ctx: TestContext }[] = [];
+const opened: { listener: NotificationListener; ctx: TestContext }[] = [];
 afterAll(async () => {
   for (const { listener, ctx } of opened) {
     await listener.stop();
@@ -27,9 +28,10 @@ function instance(options: { keyCacheTtlMs?: number } & Partial<ListenerOptions>
   const applicationName = unique('wsapi-listener');
   const logLines: { level: number; msg: string }[] = [];
   const logger = createLogger('info', { destination: { write: (line: string) => void logLines.push(JSON.parse(line)) } });
-  const listener = createCacheInvalidationListener({ url: testDatabaseUrl(), db, logger, applicationName, ...options });
+  const listener = createNotificationListener({ url: testDatabaseUrl(), db, applicationName, ...options });
+  const cacheInvalidation = createCacheInvalidation(listener, logger);
   listener.start();
-  const ctx = createTestContext({ db, keyCacheTtlMs: options.keyCacheTtlMs ?? 1000, cacheInvalidation: listener });
+  const ctx = createTestContext({ db, keyCacheTtlMs: options.keyCacheTtlMs ?? 1000, cacheInvalidation });
   opened.push({ listener, ctx });
   return { ...ctx, listener, applicationName, logLines };
 }

@@ -3,7 +3,7 @@ import { createKey, createLead, createMember, createOrg, createWorkspace } from 
 import { errorOf, rpcPost } from '../helpers/rpc';
 import { listen, openStream, subscriptionPath } from '../helpers/sse';
 import { testJwtKeys } from '../helpers/test-secrets';
-import { createLiveUpdates } from '../../src/server/live-updates';
+import { wireLiveUpdates } from '../helpers/live-updates';
 import { createLogger } from '../../src/logger';
 import * as apiKeysQueries from '../../src/db/api-keys';
 import { announceCacheChange } from '../../src/db/cache-changes';
@@ -14,11 +14,11 @@ import { signStreamToken, STREAM_TOKEN_TTL_SECONDS } from '../../src/auth/stream
 const lines: string[] = [];
 const logger = createLogger('info', { destination: { write: (line: string) => void lines.push(line) } } as never);
 const db = createTestDb();
-const liveUpdates = createLiveUpdates({ db, databaseUrl: testDatabaseUrl(), logger, settings: { pingMs: 10_000, maxDurationMs: 0, recheckMs: 500 } });
+const liveUpdates = wireLiveUpdates({ db, databaseUrl: testDatabaseUrl(), logger, settings: { pingMs: 10_000, maxDurationMs: 0, recheckMs: 500 } });
 const ctx = createTestContext({ db, live: liveUpdates.live, cacheInvalidation: liveUpdates.cacheInvalidation, logger });
 let server: Awaited<ReturnType<typeof listen>>;
 beforeAll(async () => {
-  liveUpdates.cacheInvalidation.start();
+  liveUpdates.listener.start();
   server = await listen(ctx.app);
   // Trusted for long only once a NOTIFY has come back: wait for it, as a started service does.
   while (!liveUpdates.cacheInvalidation.isLive()) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -26,7 +26,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server.close();
   await liveUpdates.stop();
-  await liveUpdates.cacheInvalidation.stop();
+  await liveUpdates.listener.stop();
   await ctx.close();
 });
 
