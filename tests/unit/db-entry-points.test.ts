@@ -3,7 +3,8 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 
 /**
  * Tests outside the performance-contract suite reach src/db/ only through its documented entry
- * points (docs/testing.md): the database handle (knex, connect, migrator), the table names, and
+ * points (docs/testing.md): the database handle (knex, connect, migrator), the table names, the
+ * page arithmetic (pagination), and
  * each resource's folder entry (src/db/<resource>, its index.ts). Internal files (a list's
  * compiled page, the counters, the bulk seed, the hot reads' internals, nodes/*) are pinned only by
  * tests/performance-contracts/, so a change behind an entry point breaks no behaviour test.
@@ -12,7 +13,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 const ROOT = resolve(__dirname, '..', '..');
 const DB = join(ROOT, 'src', 'db');
 const CONTRACTS = join(ROOT, 'tests', 'performance-contracts');
-const HANDLE_MODULES = ['knex', 'connect', 'migrator', 'tables'];
+const HANDLE_MODULES = ['knex', 'connect', 'migrator', 'tables', 'pagination'];
 
 /** Every module specifier of a file: static and dynamic imports, exports from, require and jest.mock. */
 function specifiersOf(text: string): string[] {
@@ -80,7 +81,7 @@ describe('tests import src/db only through its entry points', () => {
       `import { createApp } from '../../src/app';`,
     ].join('\n');
     expect(internalDbImports(file, text)).toEqual([
-      '../../src/db/leads/page-statement', '../../src/db/hot-reads', '../../src/db/nodes/node-guard.js', '../../src/db/pagination', '../../src/db/leads/counters',
+      '../../src/db/leads/page-statement', '../../src/db/hot-reads', '../../src/db/nodes/node-guard.js', '../../src/db/leads/counters',
     ]);
   });
 

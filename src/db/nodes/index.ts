@@ -3,7 +3,7 @@ import type { Db } from '../knex';
 import { createNodeGuard, type NodeReport } from './node-guard';
 import { createWorkspaceNodes, SINGLE_NODE } from './workspace-nodes';
 
-export type { NodeReport } from './node-guard';
+export { createNodeGuard, type NodeReport, type NodeGuardSettings } from './node-guard';
 
 export interface NodeSettings {
   /** DB_POOL_MAX: the bulkheads are shares of it. */

@@ -1,4 +1,4 @@
-import { createNodeGuard, type NodeGuardSettings } from '../../src/db/nodes/node-guard';
+import { createNodeGuard, type NodeGuardSettings } from '../../src/db/nodes';
 import { AppError } from '../../src/errors/app-error';
 import { createLogger } from '../../src/logger';
 
