@@ -19,23 +19,23 @@ export interface EventDraft {
 
 /**
  * Who records events: the workspace, and the key or token that called (or `{kind: 'system'}`).
- * A procedure passes its `ctx`, whose `call` is marked as having recorded events: the dispatcher
- * wakes the workspace's live readers after such a call commits, and after no other. The service's
- * own writes (the webhook worker's) have no `call` and wake no one.
+ * A procedure passes its `ctx`, whose `effects` are marked as having recorded events: the
+ * dispatcher wakes the workspace's live readers after such a call commits, and after no other.
+ * The service's own writes (the webhook worker's) have no `effects` and wake no one.
  */
 export interface EventSource {
   orgId: string;
   actor: { kind: string; id: string };
-  call?: { recordedEvents: boolean };
+  effects?: { recordedEvents: boolean };
 }
 
 /**
- * The rows that record `drafts`: each with a new id and the read scope its type needs; marks the
- * source's call as having recorded events (the rows are recorded in its transaction or statement,
- * which commits or rolls back as a whole: a call that fails wakes no one either way).
+ * The rows that record `drafts`: each with a new id and the read scope its type needs. Marks the
+ * source's call (its `effects`) as having recorded events: the rows go into its transaction or
+ * statement, which commits or rolls back as a whole, and a call that fails wakes no one anyway.
  */
 export function newEvents(source: EventSource, drafts: readonly EventDraft[]): NewEvent[] {
-  if (source.call && drafts.length > 0) source.call.recordedEvents = true;
+  if (source.effects && drafts.length > 0) source.effects.recordedEvents = true;
   return drafts.map((draft) => ({
     orgId: source.orgId,
     id: newId('evt'),

@@ -44,7 +44,7 @@ export const leadsCreate = defineProcedure({
       clientId: null,
     });
     // One statement (its rows, its events and their deliveries): atomic without a transaction.
-    // The events' rows are built here (newEvents marks the call for the live readers' wake-up).
+    // The events' rows are built here (newEvents marks ctx.effects: live readers are woken after the commit).
     await leads.createLead(ctx.db, ctx.orgId, created.lead, newEvents(ctx, leadCreatedEvents(created)));
     return created.lead;
   },
