@@ -53,12 +53,11 @@ const FIRST_EVENT_SEQ = 0;
  */
 export async function insertEvents(trx: Db, events: readonly NewEvent[]): Promise<void> {
   if (events.length === 0) return;
-  const bindings = { ...bindingsOf(events), org: onlyWorkspaceOf(events) };
-  const { rows } = await prepared(trx, trx.raw<{ rows: { endpoints: boolean }[] }>(
-    `with recorded as (${eventsInsert(events.length)}) select ${ENDPOINTS_EXIST} as endpoints`,
-    bindings,
-  ));
-  if (rows[0]!.endpoints) await prepared(trx, trx.raw(deliveriesInsert(events.length, 'recorded'), bindings));
+  const bindings = bindingsOf(events);
+  bindings.org = onlyWorkspaceOf(events);
+  const texts = textsFor(events.length);
+  const { rows } = await prepared(trx, trx.raw<{ rows: { endpoints: boolean }[] }>(texts.eventsAndEndpoints, bindings));
+  if (rows[0]!.endpoints) await prepared(trx, trx.raw(texts.deliveries, bindings));
 }
 
 /**
@@ -68,9 +67,17 @@ export async function insertEvents(trx: Db, events: readonly NewEvent[]): Promis
  * `:org`. The text depends only on how many events there are.
  */
 export function firstEventsCtes(events: readonly NewEvent[]): { sql: string; bindings: Record<string, Knex.Value> } {
-  return {
-    sql: `events as (${eventsInsert(events.length)}), deliveries as (${deliveriesInsert(events.length, 'first')})`,
-    bindings: bindingsOf(events),
+  return { sql: textsFor(events.length).firstEventsCtes, bindings: bindingsOf(events) };
+}
+
+/** The statements' texts for `n` events, made once per count (a write records at most a few). */
+const TEXTS: { eventsAndEndpoints: string; deliveries: string; firstEventsCtes: string }[] = [];
+
+function textsFor(n: number): (typeof TEXTS)[number] {
+  return TEXTS[n] ??= {
+    eventsAndEndpoints: `with recorded as (${eventsInsert(n)}) select ${ENDPOINTS_EXIST} as endpoints`,
+    deliveries: deliveriesInsert(n, 'recorded'),
+    firstEventsCtes: `events as (${eventsInsert(n)}), deliveries as (${deliveriesInsert(n, 'first')})`,
   };
 }
 
