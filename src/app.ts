@@ -98,7 +98,8 @@ export function createApp(deps: AppDeps): Express {
     : undefined;
   // The API routes first, the busiest first: Express walks every router mounted before the one
   // that answers, and no two of these share a path.
-  // A committed write wakes the live readers of its workspace, here and on every instance.
+  // A committed call that recorded events wakes the live readers of its workspace, here and on
+  // every instance (runProcedure calls it only then: ctx.effects).
   const onCommitted = (orgId: string) => live.wakeUps.announce(orgId);
   app.use(subscriptionRouter({
     subscriptions, db, hotReads, authenticate, rateLimiter, webhookUrlPolicy, live: live.feeds, streams: live.streams, settings: live.settings,

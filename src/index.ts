@@ -15,6 +15,7 @@ import { seedDemo } from '../seeds/01_demo_workspaces';
 import { startIdempotencyCleanup } from './idempotency/expired-cleanup';
 import { createRateLimiterFromConfig } from './ratelimit/rate-limiter-from-config';
 import { startEventsRetention } from './events/retention';
+import { startPeriodicJob } from './server/periodic-job';
 import { createDeliveryWorkerFromConfig } from './webhooks/worker-from-config';
 import { createLiveUpdates } from './live/live-updates';
 import { createNotificationListener } from './live/notification-listener';
@@ -55,7 +56,7 @@ async function main(): Promise<void> {
 
   const idempotencyCleanup = startIdempotencyCleanup({ db: database.db, logger });
   const eventsRetention = startEventsRetention({ db: database.db, logger, retentionDays: config.EVENTS_RETENTION_DAYS });
-  const counterFolding = leads.startCounterFolding({ db: database.db, logger });
+  const counterFolding = leads.startCounterFolding({ db: database.db, logger, startJob: startPeriodicJob });
   // The embedded database lives and dies with this process, so its deliveries run here too.
   const deliveryWorker = runsWebhookWorkerInProcess(config) ? createDeliveryWorkerFromConfig(config, database.db, logger) : undefined;
   deliveryWorker?.start();

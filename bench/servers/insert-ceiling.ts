@@ -1,5 +1,7 @@
 import express from 'express';
 import * as leads from '../../src/db/leads';
+import { newEvents } from '../../src/events/record-events';
+import { leadCreatedEvents } from '../../src/events/lead-events';
 import { serverSetup } from './server-env';
 
 // The insert ceiling for leads.create: the same transaction (the leads' write unit's createLead:
@@ -16,10 +18,11 @@ app.post('/leads/:orgId', async (req, res) => {
   const orgId = req.params.orgId;
   const body = req.body as { name: string; phone: string };
   const lead = await db.transaction(async (trx) => {
-    const { lead } = await leads.createLead(trx, orgId, { name: body.name, phones: [body.phone], emails: [], company: null }, {
+    const created = leads.newLead({ name: body.name, phones: [body.phone], emails: [], company: null }, {
       status: 'NOT_CONTACTED', source: null, notes: null, nextCallAt: null, assignedToId: null, clientId: null,
-    }, withEvents ? actor : undefined);
-    return lead;
+    });
+    await leads.createLead(trx, orgId, created.lead, withEvents ? newEvents({ orgId, actor }, leadCreatedEvents(created)) : []);
+    return created.lead;
   });
   res.json(lead);
 });

@@ -1,44 +1,9 @@
 import { embedIfReadable } from '../auth/readable-embeds';
+import { EVENT_TYPES, isEventType, scopeOfEventType, type EventType } from '../domain/event-types';
 
-/**
- * Every event type, by family. A family's events carry objects of one resource, so seeing them
- * needs that resource's read scope: a key that cannot read invoices does not hear of them either.
- */
-export const EVENT_FAMILIES = {
-  lead: {
-    scope: 'leads.read',
-    types: ['lead.created', 'lead.updated', 'lead.status_changed', 'lead.assigned', 'lead.call_logged', 'lead.converted', 'lead.deleted'],
-  },
-  contact: { scope: 'contacts.read', types: ['contact.created', 'contact.updated', 'contact.deleted'] },
-  client: { scope: 'clients.read', types: ['client.created', 'client.updated', 'client.deleted'] },
-  task: { scope: 'tasks.read', types: ['task.created', 'task.updated', 'task.completed', 'task.deleted'] },
-  invoice: {
-    scope: 'invoices.read',
-    types: ['invoice.created', 'invoice.updated', 'invoice.sent', 'invoice.paid', 'invoice.voided', 'invoice.deleted'],
-  },
-  webhook: { scope: 'webhooks.read', types: ['webhook.disabled'] },
-} as const;
-
-type Families = typeof EVENT_FAMILIES;
-export type EventType = Families[keyof Families]['types'][number];
-
-export const EVENT_TYPES: readonly EventType[] = Object.values(EVENT_FAMILIES).flatMap((family) => family.types);
-
-/** `"*"` subscribes a webhook endpoint to every type its creator may read. */
-export const ALL_EVENTS = '*';
-
-const scopeByType = new Map<string, string>(
-  Object.values(EVENT_FAMILIES).flatMap((family) => family.types.map((type) => [type, family.scope] as const)),
-);
-
-export function isEventType(value: string): value is EventType {
-  return scopeByType.has(value);
-}
-
-/** The read scope an event type needs. */
-export function scopeOfEventType(type: EventType): string {
-  return scopeByType.get(type)!;
-}
+// The catalogue of types (pure data) is src/domain/event-types.ts, where the data layer can name
+// them; here, what a reader's scopes let it see of events. Both are imported from here above db/.
+export { ALL_EVENTS, EVENT_FAMILIES, EVENT_READ_SCOPES, EVENT_TYPES, isEventType, scopeOfEventType, type EventType } from '../domain/event-types';
 
 /** The event types these scopes may see. */
 export function eventTypesReadableWith(scopes: ReadonlySet<string>): EventType[] {
@@ -72,6 +37,3 @@ export function eventDataReadableWith(type: string, data: Record<string, unknown
   }
   return readable;
 }
-
-/** The read scopes that open some event family: what a webhook endpoint keeps of its creator's. */
-export const EVENT_READ_SCOPES: readonly string[] = [...new Set(Object.values(EVENT_FAMILIES).map((family) => family.scope))];

@@ -1,6 +1,24 @@
 import type { EventDraft } from './record-events';
+import type { Contact } from '../db/contacts';
 import type { Lead } from '../db/leads/shape';
 import type { LeadStatus } from '../domain/lead-status';
+
+// The events of the leads' writes, decided from what each write answers it changed
+// (src/db/leads): the procedures record them (record-events.ts).
+
+/** The events of a new lead and its contact (leads.create), in the order they are recorded. */
+export function leadCreatedEvents(created: { contact: Contact; lead: Lead }): EventDraft[] {
+  return [{ type: 'contact.created', object: created.contact }, { type: 'lead.created', object: created.lead }];
+}
+
+/**
+ * The events of a lead's change (`updateLead`'s answer): `contact.updated` first when it changed
+ * the contact's person fields, then the lead's (leadChangeEvents).
+ */
+export function leadWriteEvents(written: { before: { status: LeadStatus; assignedToId: string | null }; lead: Lead; contact?: Contact }): EventDraft[] {
+  const lead = leadChangeEvents(written.before, written.lead);
+  return written.contact ? [{ type: 'contact.updated', object: written.contact }, ...lead] : lead;
+}
 
 /**
  * The events of a change to a lead: always `lead.updated`, plus `lead.status_changed` and

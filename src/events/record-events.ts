@@ -2,7 +2,13 @@ import type { Db } from '../db/knex';
 import * as eventsQueries from '../db/events';
 import type { NewEvent } from '../db/events';
 import { newId } from '../domain/ids';
-import { scopeOfEventType, type EventType } from './event-types';
+import { scopeOfEventType, type EventType } from '../domain/event-types';
+
+// Events are decided here, above the data layer: a write (src/db/...) answers what it changed,
+// the procedure (or a domain module beside it, lead-events.ts) turns that into drafts, and
+// `recordEvents` builds their rows and has src/db/events's one helper insert them with their
+// webhook deliveries. A write that creates its objects in one statement (leads.create) builds the
+// rows with `newEvents` and passes them to its write, which splices the same helper's CTEs.
 
 /** One change to announce: its type, the object as the API returned it, and any details (`from`, `to`). */
 export interface EventDraft {
@@ -11,14 +17,25 @@ export interface EventDraft {
   details?: Record<string, unknown>;
 }
 
-/** Who records events: the workspace, and the key or token that called (or `{kind: 'system'}`). */
+/**
+ * Who records events: the workspace, and the key or token that called (or `{kind: 'system'}`).
+ * A procedure passes its `ctx`, whose `effects` are marked as having recorded events: the
+ * dispatcher wakes the workspace's live readers after such a call commits, and after no other.
+ * The service's own writes (the webhook worker's) have no `effects` and wake no one.
+ */
 export interface EventSource {
   orgId: string;
   actor: { kind: string; id: string };
+  effects?: { recordedEvents: boolean };
 }
 
-/** The rows that record `drafts`: each with a new id and the read scope its type needs. */
+/**
+ * The rows that record `drafts`: each with a new id and the read scope its type needs. Marks the
+ * source's call (its `effects`) as having recorded events: the rows go into its transaction or
+ * statement, which commits or rolls back as a whole, and a call that fails wakes no one anyway.
+ */
 export function newEvents(source: EventSource, drafts: readonly EventDraft[]): NewEvent[] {
+  if (source.effects && drafts.length > 0) source.effects.recordedEvents = true;
   return drafts.map((draft) => ({
     orgId: source.orgId,
     id: newId('evt'),
@@ -33,11 +50,10 @@ export function newEvents(source: EventSource, drafts: readonly EventDraft[]): N
 /**
  * Records the events of a write in the write's own transaction (`trx`), with their webhook
  * deliveries: if the change rolls back, no event was ever recorded. Nothing is locked: a
- * workspace's writers record their events in parallel (src/db/events says how they are ordered).
- * The actor is the key or token that called, or `{kind: 'system'}` for what the service does by
- * itself (disabling a failing webhook endpoint). A write that records its events in its own
- * statement (the leads' createLead) calls `newEvents` and the events' queries itself.
+ * workspace's writers record their events in parallel (src/db/events/record.ts says how they are
+ * ordered). The actor is the key or token that called, or `{kind: 'system'}` for what the service
+ * does by itself (disabling a failing webhook endpoint).
  */
 export function recordEvents(trx: Db, source: EventSource, drafts: readonly EventDraft[]): Promise<void> {
-  return eventsQueries.insertWithDeliveries(trx, newEvents(source, drafts));
+  return eventsQueries.insertEvents(trx, newEvents(source, drafts));
 }

@@ -19,6 +19,14 @@ export interface ProcedureContext {
   scopes: ReadonlySet<string>;
   /** Where webhook endpoints may point (production: public https only). */
   webhookUrlPolicy: WebhookUrlPolicy;
+  /**
+   * What this call did that the dispatcher acts on after it commits. `recordedEvents` is set
+   * when the call builds event rows (src/events/record-events.ts: `recordEvents(trx, ctx, drafts)`,
+   * or `newEvents(ctx, drafts)` for a write that records them in its own statement), and only
+   * then: after such a call commits, runProcedure wakes the workspace's live readers
+   * (`onCommitted`). A handler never sets it itself.
+   */
+  effects: { recordedEvents: boolean };
 }
 
 export interface Deprecation {

@@ -9,6 +9,7 @@ import type { Db } from '../db/knex';
 import type { HotReads } from '../db/hot-reads';
 import type { DatabaseNodes } from '../db/nodes';
 import type { AnyProcedure, Registry } from './registry';
+import type { ProcedureContext } from './define-procedure';
 import { readIdempotencyKey } from '../idempotency/idempotency-key';
 import { envelopeFormat, runIdempotently, type AnswerFormat, type IdempotentAnswer } from '../idempotency/run-idempotently';
 import { authenticateWithinLimits } from '../ratelimit/authenticate-within-limits';
@@ -48,7 +49,7 @@ export interface DispatchDeps {
   webhookUrlPolicy: WebhookUrlPolicy;
   /** Set (CHECK_OUTPUTS): every output is parsed with its procedure's output schema; a mismatch is a 500, reported here. */
   onOutputMismatch?(procedure: string, issues: unknown): void;
-  /** Told after a write has committed (its events with it), with its workspace: live readers are woken by it. */
+  /** Told after a call that recorded events has committed (ctx.effects.recordedEvents), with its workspace: live readers are woken by it. */
   onCommitted?(orgId: string): void;
 }
 
@@ -126,16 +127,18 @@ async function runOnNode(deps: DispatchDeps, call: ProcedureCall): Promise<{ out
     throw inputProblems(parsed.error, await runFieldChecks(procedure.input, rawInput, checks, parsed.error));
   }
   const input = parsed.data;
-  const ctx = {
-    db: deps.db, hotReads: deps.hotReads, orgId: principal.orgId, org: principal.org, actor: { kind: principal.kind, id: principal.id },
-    scopes: principal.scopes, webhookUrlPolicy: deps.webhookUrlPolicy,
-  };
+  // Marked when the call's events are built (ProcedureContext's `effects`); read after it commits.
+  const effects = { recordedEvents: false };
   // The field checks run on the db the handler gets: in the idempotent transaction, a 404 is the
   // call's stored answer as the handler's own would be, and a replay never checks again.
   const hasChecks = checkedFieldsOf(procedure.input).length > 0;
   const handle = async (db: Db) => {
     if (hasChecks) await assertFieldChecks(procedure.input, input, { ...checks, db });
-    const output = await procedure.handler({ ctx: { ...ctx, db }, input });
+    const ctx: ProcedureContext = {
+      db, hotReads: deps.hotReads, orgId: principal.orgId, org: principal.org, actor: { kind: principal.kind, id: principal.id },
+      scopes: principal.scopes, webhookUrlPolicy: deps.webhookUrlPolicy, effects,
+    };
+    const output = await procedure.handler({ ctx, input });
     if (deps.onOutputMismatch) assertOutput(procedure, output, deps.onOutputMismatch);
     return output;
   };
@@ -154,12 +157,21 @@ async function runOnNode(deps: DispatchDeps, call: ProcedureCall): Promise<{ out
       { orgId: principal.orgId, principalId: principal.id, key: idempotencyKey, procedure: stored.label, body: call.body ?? Buffer.alloc(0), format: stored.format },
       run,
     );
-    if (procedure.method === 'POST') deps.onCommitted?.(principal.orgId);
+    wakeLiveReaders(deps, principal.orgId, effects);
     return { output: undefined, answer };
   }
   const output = await run(deps.db);
-  if (procedure.method === 'POST') deps.onCommitted?.(principal.orgId);
+  wakeLiveReaders(deps, principal.orgId, effects);
   return { output };
+}
+
+/**
+ * After a call has committed: when it recorded events, the workspace's live readers are woken
+ * (event feeds, lead stats). A call that recorded none (a read, an API key's creation, an
+ * idempotent replay, whose handler did not run) wakes no one.
+ */
+function wakeLiveReaders(deps: DispatchDeps, orgId: string, effects: ProcedureContext['effects']): void {
+  if (effects.recordedEvents) deps.onCommitted?.(orgId);
 }
 
 /** Inside the idempotent transaction, so a mismatching answer is never stored for replay. */

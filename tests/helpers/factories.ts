@@ -66,7 +66,7 @@ export async function createLead(
       emails: overrides.emails ?? [],
       company: overrides.company ?? null,
     };
-    const { lead } = await leads.createLead(trx, orgId, person, {
+    const { lead } = leads.newLead(person, {
       status: overrides.status ?? 'NOT_CONTACTED',
       source: overrides.source ?? null,
       notes: overrides.notes ?? null,
@@ -74,6 +74,7 @@ export async function createLead(
       assignedToId: overrides.assignedToId ?? null,
       clientId: overrides.clientId ?? null,
     });
+    await leads.createLead(trx, orgId, lead);
     return lead;
   });
 }

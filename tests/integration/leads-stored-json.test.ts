@@ -70,17 +70,13 @@ describe('each lead\'s stored JSON follows every write', () => {
     await expectListMatchesLeads(ws.org.id, ws.key);
   });
 
-  it('follows a member unassigned before its delete, a deleted client, a deleted lead, and a contact edit its search text hides', async () => {
+  it('follows a deleted client, a deleted lead, and a contact edit its search text hides', async () => {
     const ws = await createWorkspace(ctx.db);
     const member = await createMember(ctx.db, ws.org.id);
     const lead = await createLead(ctx.db, ws.org.id, { assignedToId: member.id });
     const converted = resultOf<{ client: { id: string } }>(await rpcPost(ctx.app, 'leads.convert', { id: lead.id }, ws.key));
     const doomed = await createLead(ctx.db, ws.org.id);
 
-    await ctx.db.transaction(async (trx) => {
-      await leads.unassignMember(trx, ws.org.id, member.id);
-      await trx('org_members').where({ org_id: ws.org.id, id: member.id }).delete();
-    });
     expect((await rpcPost(ctx.app, 'clients.delete', { id: converted.client.id }, ws.key)).status).toBe(200);
     expect((await rpcPost(ctx.app, 'leads.delete', { id: doomed.id }, ws.key)).status).toBe(200);
     // Last, an edit that leaves the contact's search text as it was (null and '' both search as
@@ -89,7 +85,7 @@ describe('each lead\'s stored JSON follows every write', () => {
 
     await expectStoredJsonCurrent(ws.org.id);
     const [listed] = bodyOf(await listLeads(ctx.app, ws.key, { pageSize: 100 })).data;
-    expect(listed).toMatchObject({ id: lead.id, assignedToId: null, clientId: null, company: '' });
+    expect(listed).toMatchObject({ id: lead.id, assignedToId: member.id, clientId: null, company: '' });
     await expectListMatchesLeads(ws.org.id, ws.key);
   });
 
@@ -105,7 +101,7 @@ describe('each lead\'s stored JSON follows every write', () => {
     expect(bodyOf(await listLeads(ctx.app, ws.key, { status: 'CONVERTED' })).pagination.total).toBe(1);
   });
 
-  it('follows clearAssignee and clearClient of the leads module on every lead they change, and on no other', async () => {
+  it('follows unlinkClient of the leads module on every lead it changes, and on no other', async () => {
     const ws = await createWorkspace(ctx.db);
     const [member, other] = [await createMember(ctx.db, ws.org.id), await createMember(ctx.db, ws.org.id)];
     const mine = [await createLead(ctx.db, ws.org.id, { assignedToId: member.id }), await createLead(ctx.db, ws.org.id, { assignedToId: member.id, status: 'LOST' })];
@@ -113,19 +109,17 @@ describe('each lead\'s stored JSON follows every write', () => {
     const client = resultOf<{ client: { id: string } }>(await rpcPost(ctx.app, 'leads.convert', { id: mine[0]!.id }, ws.key)).client;
 
     await ctx.db.transaction(async (trx) => {
-      await leads.unassignMember(trx, ws.org.id, member.id);
       await leads.unlinkClient(trx, ws.org.id, client.id);
     });
 
     await expectStoredJsonCurrent(ws.org.id);
     const listed = bodyOf(await listLeads(ctx.app, ws.key, { pageSize: 100 })).data;
     expect(Object.fromEntries(listed.map((l) => [l.id, [l.assignedToId, l.clientId]]))).toEqual({
-      [mine[0]!.id]: [null, null], [mine[1]!.id]: [null, null], [kept.id]: [other.id, null],
+      [mine[0]!.id]: [member.id, null], [mine[1]!.id]: [member.id, null], [kept.id]: [other.id, null],
     });
     // Not edited by the API: their updatedAt stays as it was.
     expect(listed.find((l) => l.id === mine[1]!.id)?.updatedAt).toBe(mine[1]!.updatedAt.toISOString());
-    expect(bodyOf(await listLeads(ctx.app, ws.key, { assignedToId: 'unassigned' })).pagination.total).toBe(2);
-    expect(bodyOf(await listLeads(ctx.app, ws.key, { assignedToId: member.id })).pagination.total).toBe(0);
+    expect(bodyOf(await listLeads(ctx.app, ws.key, { assignedToId: member.id })).pagination.total).toBe(2);
   });
 
   it('keeps the JSON as it was when the write is rolled back', async () => {

@@ -8,6 +8,7 @@ import type { LeadFields } from '../../src/db/leads';
 import { foldCounterShards, foldAllCounterShards, startCounterFolding } from '../../src/db/leads/counters';
 import type { LeadStatus } from '../../src/domain/lead-status';
 import { createLogger } from '../../src/logger';
+import { startPeriodicJob } from '../../src/server/periodic-job';
 import { until } from '../helpers/poll';
 
 // How the totals' counters are kept (src/db/leads/counters.ts, behind the leads entry point): a
@@ -112,7 +113,7 @@ describe('the leads counters (lead_counts) behind the totals', () => {
     for (let i = 0; i < 12; i += 1) await bulkInsert(sessions[i % 3]!, ws.org.id, `j${i}_`, 1, null);
     expect((await counterGroups(ctx.db, ws.org.id)).some((g) => g.rows > 1)).toBe(true);
 
-    const job = startCounterFolding({ db: ctx.db, logger: createLogger('silent') });
+    const job = startCounterFolding({ db: ctx.db, logger: createLogger('silent'), startJob: startPeriodicJob });
     try {
       // The run at start folds every workspace with counters to fold, one after another.
       expect(await until(async () => (await counterGroups(ctx.db, ws.org.id)).every((g) => g.rows === 1), 10_000)).toBe(true);

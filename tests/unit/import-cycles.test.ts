@@ -1,8 +1,11 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 
 // A module that reaches itself through its imports loads half-initialised on one side (the
 // procedure list and apiKeys.create did, through the scopes): src/ has no cycles, type imports included.
+// And the data layer stays below what uses it: src/db/ answers what a write changed and never
+// decides events, scopes, wake-ups or HTTP, so it imports nothing from the layers above it
+// (type imports included).
 
 const SRC = resolve(__dirname, '../../src');
 /** Relative module specifiers in import and export-from statements (dynamic imports included). */
@@ -46,6 +49,17 @@ function cyclesIn(graph: Map<string, string[]>): string[][] {
   return cycles;
 }
 
+/** The folders of src/ that src/db/ must not import from: each is built on the data layer. */
+const ABOVE_DB = ['events', 'auth', 'procedures', 'live', 'http', 'rpc', 'server', 'webhooks', 'idempotency', 'ratelimit', 'observability'];
+
+/** Every import from a file under `from` of a file under one of `forbidden` (folders relative to `root`), as `importer -> imported`. */
+function importsAcross(graph: Map<string, string[]>, root: string, from: string, forbidden: readonly string[]): string[] {
+  const under = (file: string, dir: string) => file.startsWith(join(root, dir) + sep);
+  return [...graph].flatMap(([file, imports]) => (under(file, from)
+    ? imports.filter((imported) => forbidden.some((dir) => under(imported, dir))).map((imported) => `${relative(root, file)} -> ${relative(root, imported)}`)
+    : []));
+}
+
 describe('imports in src/', () => {
   const graph = new Map(sourceFiles(SRC).map((file) => [file, importsOf(file)]));
 
@@ -57,5 +71,25 @@ describe('imports in src/', () => {
   it('never lead back to the module they start from', () => {
     const cycles = cyclesIn(graph).map((cycle) => cycle.map((file) => relative(SRC, file)).join(' -> '));
     expect(cycles).toEqual([]);
+  });
+
+  it('are checked for layers by a rule that finds a data module importing a layer above it', () => {
+    const root = join(sep, 'app', 'src');
+    const at = (path: string) => join(root, path);
+    const bad = new Map([
+      [at('db/leads/writes.ts'), [at('db/tables.ts'), at('events/lead-events.ts'), at('domain/ids.ts')]],
+      [at('db/events/index.ts'), [at('server/periodic-job.ts')]],
+      // Only imports from db/ count, and a folder's name must match whole (db-tools is not db).
+      [at('procedures/leads/create.ts'), [at('db/leads/index.ts'), at('events/record-events.ts')]],
+      [at('db-tools/x.ts'), [at('events/y.ts')]],
+      [at('db/x.ts'), [at('eventsource/y.ts')]],
+    ]);
+    expect(importsAcross(bad, root, 'db', ABOVE_DB)).toEqual(['db/leads/writes.ts -> events/lead-events.ts', 'db/events/index.ts -> server/periodic-job.ts']);
+    // And the real graph holds what the rule is about: src/db/ has files, and they import.
+    expect(graph.get(join(SRC, 'db/leads/writes.ts'))).toContain(join(SRC, 'db/tables.ts'));
+  });
+
+  it('from src/db/ never reach a layer above the data layer (events, auth, procedures, live, http, rpc, server, ...)', () => {
+    expect(importsAcross(graph, SRC, 'db', ABOVE_DB)).toEqual([]);
   });
 });

@@ -10,8 +10,8 @@ import { newId } from '../../domain/ids';
 // events are recorded by the procedures):
 // - insert: nothing else (contacts.search_text and phone_digits are generated columns).
 // - update: the contact alone. Its leads keep copies of its person fields (search text, stored
-//   JSON): a change that reaches them goes through the leads' write unit (src/db/leads/writes.ts,
-//   `updateContact` and `updateLead`), which calls this.
+//   JSON): a change that reaches them goes through the leads' write unit (src/db/leads/,
+//   contact-changes.ts `updateContact` and writes.ts `updateLead`), which calls this.
 // - remove: clients linked to the contact lose the link first (clients.contact_id = null).
 
 /** A contact (the person behind leads and clients), as the API returns it. */

@@ -1,14 +1,15 @@
-import type { Knex } from 'knex';
 import type { Db } from '../knex';
 import { TABLES } from '../tables';
 import { paginate } from '../paginate';
 import { acrossWorkspaces } from '../across-workspaces';
-import { prepared } from '../prepared-statements';
 import type { PageRequest } from '../pagination';
-import type { EventType } from '../../events/event-types';
+import type { ActorKind, EventType } from '../../domain/event-types';
 
-/** Who acted: a key or playground token through the API, or the service itself (a webhook disabled). */
-export type ActorKind = 'apiKey' | 'playgroundToken' | 'system';
+// The workspace's recorded events, read: a page, a position, the catch-up after one, the purge.
+// They are written by one helper only (record.ts, `insertEvents` and, for a write that creates
+// its objects in one statement, `firstEventsCtes`), from rows built above the data layer.
+export { insertEvents, firstEventsCtes, type NewEvent } from './record';
+export type { ActorKind } from '../../domain/event-types';
 
 /** An event as the API answers it and webhooks receive it (there, `createdAt` is ISO 8601 text). */
 export interface WorkspaceEvent {
@@ -18,18 +19,6 @@ export interface WorkspaceEvent {
   orgId: string;
   actor: { kind: ActorKind; id: string };
   /** `object`: the resource as the API returned it after the change; some types add `from`/`to`. */
-  data: Record<string, unknown>;
-}
-
-/** An event about to be recorded, with the read scope its type needs (the fan-out checks it). */
-export interface NewEvent {
-  orgId: string;
-  id: string;
-  type: string;
-  scope: string;
-  actor: { kind: string; id: string };
-  objectId: string | null;
-  /** Plain JSON: Dates already ISO 8601 text. */
   data: Record<string, unknown>;
 }
 
@@ -62,101 +51,6 @@ function toEvent(row: EventRow): WorkspaceEvent {
     actor: { kind: row.actor_kind, id: row.actor_id },
     data: row.data,
   };
-}
-
-/** Whether the workspace `:org` has an enabled webhook endpoint: only then can an event need a delivery. */
-const ENDPOINTS_EXIST = `exists (select 1 from webhook_endpoints where org_id = :org and enabled)`;
-
-/**
- * The `event_seq` of a delivery of an object's first event (the event of its creation): nothing
- * of that object comes before it, and every later event of it takes a number from the sequence,
- * which starts at 1. So a write that creates its objects can insert their deliveries in the same
- * statement as the events, without reading the numbers the events took.
- */
-const FIRST_EVENT_SEQ = 0;
-
-/**
- * Inserts of `events` (all of the workspace bound as `:org`) as SQL text with named bindings,
- * for a statement to carry as CTEs: `events`, and `deliveriesOfFirstEvents`, their deliveries
- * when each is its object's first event (see FIRST_EVENT_SEQ; insertDeliveries says which
- * endpoints get one). The texts depend only on how many events there are. Used by `insertEvents`
- * below, and by a write that records its events in its own statement (the leads' createLead).
- */
-export function eventInserts(events: readonly NewEvent[]): { events: string; deliveriesOfFirstEvents: string; bindings: Record<string, Knex.Value> } {
-  const bindings: Record<string, Knex.Value> = {};
-  for (const [i, e] of events.entries()) {
-    Object.assign(bindings, {
-      [`event${i}Id`]: e.id, [`event${i}Type`]: e.type, [`event${i}Scope`]: e.scope, [`event${i}ActorKind`]: e.actor.kind,
-      [`event${i}ActorId`]: e.actor.id, [`event${i}Object`]: e.objectId, [`event${i}Data`]: JSON.stringify(e.data),
-    });
-  }
-  const rows = events.map((_, i) => `(:org, :event${i}Id, :event${i}Type, :event${i}ActorKind, :event${i}ActorId, :event${i}Object, :event${i}Data::jsonb)`);
-  const subscribed = events.map((_, i) => `(:event${i}Id::text, :event${i}Type::text, :event${i}Scope::text, :event${i}Object::text)`);
-  return {
-    events: `insert into ${TABLES.events} (org_id, id, type, actor_kind, actor_id, object_id, data) values ${rows.join(', ')}`,
-    deliveriesOfFirstEvents: `insert into webhook_deliveries (org_id, id, endpoint_id, event_id, event_seq, object_id)
-      select w.org_id, 'dlv_' || md5(e.id || ':' || w.id), w.id, e.id, ${FIRST_EVENT_SEQ}, e.object_id
-      from webhook_endpoints w
-      join (values ${subscribed.join(', ')}) as e(id, type, scope, object_id)
-        on (w.events @> array[e.type] or w.events @> array['*']) and w.read_scopes @> array[e.scope]
-      where w.org_id = :org and w.enabled`,
-    bindings,
-  };
-}
-
-/**
- * Records events, in the write's transaction (`trx`): they commit or roll back with the change.
- * Answers whether the workspace has an enabled webhook endpoint, read in the same statement: when
- * it has none (most writes), no delivery can be due and `insertDeliveries` is not needed.
- *
- * Order: each event takes the writing transaction's id (`txid`) and the next number of one
- * sequence (`seq`), both column defaults; nothing is locked, so a workspace's writers commit in
- * parallel. Readers order by (txid, seq) below a horizon (`listAfter`).
- */
-export async function insertEvents(trx: Db, events: readonly NewEvent[]): Promise<{ endpoints: boolean }> {
-  const orgId = onlyWorkspaceOf(events);
-  const inserts = eventInserts(events);
-  const { rows } = await prepared(trx, trx.raw<{ rows: { endpoints: boolean }[] }>(
-    `with recorded as (${inserts.events}) select ${ENDPOINTS_EXIST} as endpoints`,
-    { ...inserts.bindings, org: orgId },
-  ));
-  return { endpoints: rows[0]!.endpoints };
-}
-
-/**
- * One pending delivery of each of `events` (recorded earlier in this transaction) per enabled
- * webhook endpoint that subscribes to its type (or to `*`) and whose kept read scopes cover it.
- * A delivery's `event_seq` is its event's (but see FIRST_EVENT_SEQ): two writes of one object take its row lock in turn,
- * so the later one's events took later numbers, and the worker delivers an object's events in
- * that order. The events are read back by key in the workspace's shard (on Citus the statement
- * runs there alone, and the transaction commits in one phase, which the event horizon relies
- * on: docs/decisions.md, "Event order"). A delivery's id is derived from its event and endpoint,
- * which make it unique: a write may not call a volatile function on Citus.
- */
-export async function insertDeliveries(trx: Db, events: readonly NewEvent[]): Promise<void> {
-  const orgId = onlyWorkspaceOf(events);
-  await prepared(trx, trx.raw(
-    `insert into webhook_deliveries (org_id, id, endpoint_id, event_id, event_seq, object_id)
-     select w.org_id, 'dlv_' || md5(e.id || ':' || w.id), w.id, e.id, e.seq, e.object_id
-     from (values ${events.map(() => '(?::text, ?::text)').join(', ')}) as s(id, scope)
-     join ${TABLES.events} e on e.org_id = ? and e.id = s.id
-     join webhook_endpoints w on w.org_id = ? and w.enabled
-       and (w.events @> array[e.type] or w.events @> array['*']) and w.read_scopes @> array[s.scope]`,
-    [...events.flatMap((e) => [e.id, e.scope]), orgId, orgId],
-  ));
-}
-
-/** Records events and their deliveries (insertEvents, then insertDeliveries when an endpoint may want them). */
-export async function insertWithDeliveries(trx: Db, events: readonly NewEvent[]): Promise<void> {
-  if (events.length === 0) return;
-  const { endpoints } = await insertEvents(trx, events);
-  if (endpoints) await insertDeliveries(trx, events);
-}
-
-function onlyWorkspaceOf(events: readonly NewEvent[]): string {
-  const orgId = events[0]?.orgId;
-  if (orgId === undefined || events.some((e) => e.orgId !== orgId)) throw new Error('events: at least one, all of one workspace');
-  return orgId;
 }
 
 function filteredEvents(db: Db, orgId: string, filters: EventListFilters) {

@@ -4,7 +4,6 @@ import type { Logger } from '../../logger';
 import type { LeadStatus } from '../../domain/lead-status';
 import { TABLES } from '../tables';
 import { acrossWorkspaces } from '../across-workspaces';
-import { startPeriodicJob, type PeriodicJob } from '../../server/periodic-job';
 
 // lead_counts (migrations 20261123150000, 20261210120000): how many of a workspace's leads have
 // each status and assignee ('' for none), so the list's totals sum a few rows instead of counting
@@ -151,14 +150,17 @@ export async function foldAllCounterShards(db: Db, shouldStop: () => boolean = (
   return deleted;
 }
 
+/** How the server runs a background job (src/server/periodic-job.ts), given by the caller: db/ does not reach into server/. */
+export type StartJob<Job> = (job: { intervalMs: number; runAtStart: boolean; run(shouldStop: () => boolean): Promise<void> }) => Job;
+
 /**
  * Folds the counters at start and then every `intervalMs` (a second), so a total sums a row per
  * group and the rows of the last second's writes. Every instance may run it: concurrent folds skip each other's rows. A failure is
- * logged and tried again at the next interval.
+ * logged and tried again at the next interval. `startJob` runs it (the server's startPeriodicJob).
  */
-export function startCounterFolding(options: { db: Db; logger: Logger; intervalMs?: number }): PeriodicJob {
-  const { db, logger, intervalMs = 1_000 } = options;
-  return startPeriodicJob({
+export function startCounterFolding<Job>(options: { db: Db; logger: Logger; intervalMs?: number; startJob: StartJob<Job> }): Job {
+  const { db, logger, intervalMs = 1_000, startJob } = options;
+  return startJob({
     intervalMs,
     runAtStart: true,
     run: (shouldStop) => foldAllCounterShards(db, shouldStop)

@@ -3,8 +3,9 @@ import { CallValues, compiledPerShape, type HotReads } from '../hot-reads';
 import { LEAD_COLUMNS, leadsWithContacts, toLead, type Lead, type LeadRow } from './shape';
 
 // The leads' data path: reads here and in list.ts; every write of a lead, or of a contact's
-// person fields, in writes.ts, which also keeps the rows derived from them (counters, search
-// copies, stored JSON).
+// person fields, in writes.ts, create.ts and contact-changes.ts, which also keep the rows derived
+// from them (counters, search copies, stored JSON) and answer what changed (events are decided
+// by the procedures: src/events/lead-events.ts).
 
 export type { Lead, LeadFields } from './shape';
 export type { LeadListFilters, ListPosition } from './page-statement';
@@ -13,7 +14,9 @@ export { listLeadsPage, renderLeadsPageJson, list, listAsJson, type LeadsPageReq
 export { insertCall, listCalls, type LeadCall, type LeadCallFields } from './calls';
 export { startCounterFolding } from './counters';
 export { storeLeadJson, renderLeadJson } from './lead-json';
-export { createLead, updateLead, lockLead, deleteLead, updateContact, unlinkClient, unassignMember, insertLeads, type LeadChange, type LeadWrite, type NewLead } from './writes';
+export { updateLead, lockLead, deleteLead, unlinkClient, type LeadChange, type LeadWrite } from './writes';
+export { newLead, createLead, insertLeads, type NewLead } from './create';
+export { updateContact } from './contact-changes';
 
 /** The hottest read: compiled once and run where `hotReads` says (src/db/hot-reads.ts says what that buys). */
 const compiledGetById = compiledPerShape((db, { orgId, leadId }: { orgId: string; leadId: string }) =>

@@ -1,4 +1,4 @@
-import type { EventType } from '../../events/event-types';
+import type { EventType } from '../../domain/event-types';
 import type { Db } from '../knex';
 import { TABLES } from '../tables';
 import { paginate } from '../paginate';

@@ -3,7 +3,7 @@ import { TABLES, NEXT_UPDATED_AT, WRITE_TIME } from '../tables';
 import { paginate } from '../paginate';
 import type { PageRequest } from '../pagination';
 import { newId } from '../../domain/ids';
-import type { ALL_EVENTS, EventType } from '../../events/event-types';
+import type { ALL_EVENTS, EventType } from '../../domain/event-types';
 
 export type SubscribedEvent = EventType | typeof ALL_EVENTS;
 

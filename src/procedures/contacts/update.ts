@@ -35,8 +35,8 @@ export const contactsUpdate = defineProcedure({
       if (!current) throw notInWorkspace('contacts', input.id);
       assertUnchangedSince('contact', current.updatedAt, input.expectedUpdatedAt);
       // Through the leads' write unit: the contact's leads keep copies of its person fields.
-      const { contact, events } = (await leads.updateContact(trx, ctx.orgId, input.id, patch))!;
-      await recordEvents(trx, ctx, events);
+      const { contact } = (await leads.updateContact(trx, ctx.orgId, input.id, patch))!;
+      await recordEvents(trx, ctx, [{ type: 'contact.updated', object: contact }]);
       return contact;
     });
   },

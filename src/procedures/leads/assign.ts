@@ -3,6 +3,7 @@ import * as leads from '../../db/leads';
 import { idOf, objectOf } from '../shared/fields';
 import { notInWorkspace, referenceTo } from '../shared/references';
 import { recordEvents } from '../../events/record-events';
+import { leadWriteEvents } from '../../events/lead-events';
 import { leadOutput, type LeadOutput } from './lead.schema';
 
 export const leadsAssignInput = objectOf({
@@ -23,7 +24,7 @@ export const leadsAssign = defineProcedure({
     return ctx.db.transaction(async (trx) => {
       const written = await leads.updateLead(trx, ctx.orgId, input.id, { fields: { assignedToId: input.assignedToId } });
       if (!written) throw notInWorkspace('leads', input.id);
-      await recordEvents(trx, ctx, written.events);
+      await recordEvents(trx, ctx, leadWriteEvents(written));
       return written.lead;
     });
   },

@@ -7,6 +7,7 @@ import { assertCanConvert } from '../../domain/lead-status';
 import { idOf, objectOf } from '../shared/fields';
 import { notInWorkspace, referenceTo } from '../shared/references';
 import { recordEvents } from '../../events/record-events';
+import { leadWriteEvents } from '../../events/lead-events';
 import { embedIfReadable } from '../../auth/readable-embeds';
 import { clientOutput, clientReferenceOutput } from '../clients/client.schema';
 import { leadOutput } from './lead.schema';
@@ -42,7 +43,7 @@ export const leadsConvert = defineProcedure({
       await recordEvents(trx, ctx, [
         ...(created ? [{ type: 'client.created' as const, object: client }] : []),
         { type: 'lead.converted', object: converted, details: { client } },
-        ...written.events,
+        ...leadWriteEvents(written),
       ]);
       // The client whole only for a key that may read clients; otherwise its id.
       return { lead: converted, client: embedIfReadable(ctx.scopes, 'clients.read', client) };

@@ -5,6 +5,8 @@ import { uniqueInOrder } from '../../domain/phone';
 import { enumOf, listOf, objectOf, requiredText, text } from '../shared/fields';
 import { dateTimeField, emailField, phoneField } from '../shared/format-fields';
 import { referenceTo } from '../shared/references';
+import { newEvents } from '../../events/record-events';
+import { leadCreatedEvents } from '../../events/lead-events';
 import { leadOutput, type LeadOutput } from './lead.schema';
 
 export const leadsCreateInput = objectOf({
@@ -33,15 +35,17 @@ export const leadsCreate = defineProcedure({
   async handler({ ctx, input }): Promise<LeadOutput> {
     const phones = uniqueInOrder([input.phone, ...(input.phones ?? [])]);
     const emails = uniqueInOrder([...(input.email ? [input.email] : []), ...(input.emails ?? [])]);
-    // One statement (its rows, its events and their deliveries): atomic without a transaction.
-    const { lead } = await leads.createLead(ctx.db, ctx.orgId, { name: input.name, phones, emails, company: input.company ?? null }, {
+    const created = leads.newLead({ name: input.name, phones, emails, company: input.company ?? null }, {
       status: input.status ?? 'NOT_CONTACTED',
       source: input.source ?? null,
       notes: input.notes ?? null,
       nextCallAt: input.nextCallAt ?? null,
       assignedToId: input.assignedToId ?? null,
       clientId: null,
-    }, ctx.actor);
-    return lead;
+    });
+    // One statement (its rows, its events and their deliveries): atomic without a transaction.
+    // The events' rows are built here (newEvents marks ctx.effects: live readers are woken after the commit).
+    await leads.createLead(ctx.db, ctx.orgId, created.lead, newEvents(ctx, leadCreatedEvents(created)));
+    return created.lead;
   },
 });

@@ -19,7 +19,7 @@ export const leadsDelete = defineProcedure({
       // The event carries the lead as it was deleted.
       const deleted = await leads.deleteLead(trx, ctx.orgId, input.id);
       if (!deleted) throw notInWorkspace('leads', input.id);
-      await recordEvents(trx, ctx, deleted.events);
+      await recordEvents(trx, ctx, [{ type: 'lead.deleted', object: deleted.before }]);
       return { id: input.id, deleted: true as const };
     });
   },

@@ -6,6 +6,7 @@ import { CALL_OUTCOMES, assertCallCanBeLogged } from '../../domain/lead-status';
 import { enumOf, idOf, objectOf, text } from '../shared/fields';
 import { dateTimeField } from '../shared/format-fields';
 import { recordEvents } from '../../events/record-events';
+import { leadWriteEvents } from '../../events/lead-events';
 import { leadCallOutput, leadOutput } from './lead.schema';
 
 export const leadsLogCallInput = objectOf({
@@ -44,7 +45,7 @@ export const leadsLogCall = defineProcedure({
         loggedBy: ctx.actor.id,
       });
       const { lead } = written;
-      await recordEvents(trx, ctx, [{ type: 'lead.call_logged', object: lead, details: { call } }, ...written.events]);
+      await recordEvents(trx, ctx, [{ type: 'lead.call_logged', object: lead, details: { call } }, ...leadWriteEvents(written)]);
       return { call, lead };
     });
   },

@@ -7,6 +7,7 @@ import { dateTimeField, emailField, phoneField } from '../shared/format-fields';
 import { notInWorkspace, referenceTo } from '../shared/references';
 import { assertUnchangedSince, expectedUpdatedAtField } from '../shared/concurrency';
 import { recordEvents } from '../../events/record-events';
+import { leadWriteEvents } from '../../events/lead-events';
 import { leadOutput, type LeadOutput } from './lead.schema';
 
 /** Absent means unchanged; null clears a nullable field. */
@@ -46,7 +47,7 @@ export const leadsUpdate = defineProcedure({
         if (input.status) assertStatusChangeAllowed(before.status, input.status);
       });
       if (!written) throw notInWorkspace('leads', input.id);
-      await recordEvents(trx, ctx, written.events);
+      await recordEvents(trx, ctx, leadWriteEvents(written));
       return written.lead;
     });
   },

@@ -1,0 +1,129 @@
+import type { Knex } from 'knex';
+import type { Db } from '../knex';
+import { TABLES } from '../tables';
+import { prepared } from '../prepared-statements';
+
+// The one way events are recorded. A write's events are decided and built above the data layer
+// (src/events/record-events.ts: their ids, read scopes and JSON, from what the write answers it
+// changed); here they are written, with one pending webhook delivery per endpoint that wants
+// each, from one text of each insert (the endpoints an event goes to are matched in
+// `deliveriesInsert` only). Two forms of it:
+// - `insertEvents(trx, events)`: in the write's transaction, after its rows (two statements, the
+//   second only when the workspace has an enabled endpoint);
+// - `firstEventsCtes(events)`: the same inserts as CTE text, for a write that creates the events'
+//   objects in one statement of its own (the leads' createLead): each is its object's first
+//   event, so its deliveries need no number the event took (FIRST_EVENT_SEQ).
+
+/** An event about to be recorded, with the read scope its type needs (its deliveries check it). */
+export interface NewEvent {
+  orgId: string;
+  id: string;
+  type: string;
+  scope: string;
+  actor: { kind: string; id: string };
+  objectId: string | null;
+  /** Plain JSON: Dates already ISO 8601 text. */
+  data: Record<string, unknown>;
+}
+
+/** Whether the workspace `:org` has an enabled webhook endpoint: only then can an event need a delivery. */
+const ENDPOINTS_EXIST = `exists (select 1 from webhook_endpoints where org_id = :org and enabled)`;
+
+/**
+ * The `event_seq` of a delivery of an object's first event (the event of its creation): nothing
+ * of that object comes before it, and every later event of it takes a number from the sequence,
+ * which starts at 1. So a write that creates its objects can insert their deliveries in the same
+ * statement as the events, without reading the numbers the events took.
+ */
+const FIRST_EVENT_SEQ = 0;
+
+/**
+ * Records events, in the write's transaction (`trx`): they commit or roll back with the change.
+ * The first statement inserts them and reads whether the workspace has an enabled webhook
+ * endpoint; only then (few writes) does a second insert their deliveries.
+ *
+ * Order: each event takes the writing transaction's id (`txid`) and the next number of one
+ * sequence (`seq`), both column defaults; nothing is locked, so a workspace's writers commit in
+ * parallel. Readers order by (txid, seq) below a horizon (src/db/events, `listAfter`). A
+ * delivery's `event_seq` is its event's, read back by key in the same statement: two writes of
+ * one object take its row lock in turn, so the later one's events took later numbers, and the
+ * worker delivers an object's events in that order. On Citus both statements run in the
+ * workspace's shard alone and the transaction commits in one phase, which the event horizon
+ * relies on (docs/decisions.md, "Event order").
+ */
+export async function insertEvents(trx: Db, events: readonly NewEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  const bindings = bindingsOf(events);
+  bindings.org = onlyWorkspaceOf(events);
+  const texts = textsFor(events.length);
+  const { rows } = await prepared(trx, trx.raw<{ rows: { endpoints: boolean }[] }>(texts.eventsAndEndpoints, bindings));
+  if (rows[0]!.endpoints) await prepared(trx, trx.raw(texts.deliveries, bindings));
+}
+
+/**
+ * `insertEvents` as CTE text (`events as (...), deliveries as (...)`, to follow a statement's own
+ * CTEs) with its named bindings, for a write that creates the events' objects in one statement;
+ * every event must be its object's first (FIRST_EVENT_SEQ). The statement binds the workspace as
+ * `:org`. The text depends only on how many events there are.
+ */
+export function firstEventsCtes(events: readonly NewEvent[]): { sql: string; bindings: Record<string, Knex.Value> } {
+  return { sql: textsFor(events.length).firstEventsCtes, bindings: bindingsOf(events) };
+}
+
+/** The statements' texts for `n` events, made once per count (a write records at most a few). */
+const TEXTS: { eventsAndEndpoints: string; deliveries: string; firstEventsCtes: string }[] = [];
+
+function textsFor(n: number): (typeof TEXTS)[number] {
+  return TEXTS[n] ??= {
+    eventsAndEndpoints: `with recorded as (${eventsInsert(n)}) select ${ENDPOINTS_EXIST} as endpoints`,
+    deliveries: deliveriesInsert(n, 'recorded'),
+    firstEventsCtes: `events as (${eventsInsert(n)}), deliveries as (${deliveriesInsert(n, 'first')})`,
+  };
+}
+
+/** Each event's values as named bindings: `:event<i>Id`, `:event<i>Type`, and so on. */
+function bindingsOf(events: readonly NewEvent[]): Record<string, Knex.Value> {
+  const bindings: Record<string, Knex.Value> = {};
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i]!;
+    bindings[`event${i}Id`] = e.id;
+    bindings[`event${i}Type`] = e.type;
+    bindings[`event${i}Scope`] = e.scope;
+    bindings[`event${i}ActorKind`] = e.actor.kind;
+    bindings[`event${i}ActorId`] = e.actor.id;
+    bindings[`event${i}Object`] = e.objectId;
+    bindings[`event${i}Data`] = JSON.stringify(e.data);
+  }
+  return bindings;
+}
+
+const indexes = (n: number) => Array.from({ length: n }, (_, i) => i);
+
+function eventsInsert(n: number): string {
+  const rows = indexes(n).map((i) => `(:org, :event${i}Id, :event${i}Type, :event${i}ActorKind, :event${i}ActorId, :event${i}Object, :event${i}Data::jsonb)`);
+  return `insert into ${TABLES.events} (org_id, id, type, actor_kind, actor_id, object_id, data) values ${rows.join(', ')}`;
+}
+
+/**
+ * One pending delivery of each event per enabled webhook endpoint of the workspace that
+ * subscribes to its type (or to `*`) and whose kept read scopes cover it. Its `event_seq`: the
+ * number the event took (`recorded`: read back by key, the event inserted by an earlier
+ * statement), or FIRST_EVENT_SEQ (`first`). A delivery's id is derived from its event and
+ * endpoint, which make it unique: a write may not call a volatile function on Citus.
+ */
+function deliveriesInsert(n: number, seq: 'recorded' | 'first'): string {
+  const values = indexes(n).map((i) => `(:event${i}Id::text, :event${i}Type::text, :event${i}Scope::text, :event${i}Object::text)`);
+  return `insert into webhook_deliveries (org_id, id, endpoint_id, event_id, event_seq, object_id)
+    select w.org_id, 'dlv_' || md5(e.id || ':' || w.id), w.id, e.id, ${seq === 'first' ? FIRST_EVENT_SEQ : 'r.seq'}, e.object_id
+    from (values ${values.join(', ')}) as e(id, type, scope, object_id)
+    ${seq === 'first' ? '' : `join ${TABLES.events} r on r.org_id = :org and r.id = e.id`}
+    join webhook_endpoints w
+      on (w.events @> array[e.type] or w.events @> array['*']) and w.read_scopes @> array[e.scope]
+    where w.org_id = :org and w.enabled`;
+}
+
+function onlyWorkspaceOf(events: readonly NewEvent[]): string {
+  const orgId = events[0]!.orgId;
+  if (events.some((e) => e.orgId !== orgId)) throw new Error('events: all of one workspace');
+  return orgId;
+}
