@@ -35,7 +35,7 @@ async function main(): Promise<void> {
   db.on('query', onQuery);
   for (const [name, filters] of cases) {
     captured.length = 0;
-    await leads.listAsJson(db, HotReads.on(db), org.id, filters, { page: 1, pageSize: 100 });
+    await leads.listPage(db, HotReads.on(db), org.id, filters, { page: 1, pageSize: 100 }, 'json');
     const queries = [...captured];
     console.log(`\n#### ${name}\n`);
     for (const query of queries) {

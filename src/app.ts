@@ -7,7 +7,6 @@ import { createKeyAuthenticator } from './auth/key-authenticator';
 import { createProcedureRegistry } from './procedures';
 import type { Registry } from './rpc/registry';
 import { rpcRouter } from './http/rpc-route';
-import { leadsRouter } from './http/leads-rest/list-route';
 import { leadRoutes } from './http/leads-rest/lead-routes';
 import { errorHandler, notFound } from './http/error-handler';
 import { docsRouter } from './http/docs-route';
@@ -106,8 +105,7 @@ export function createApp(deps: AppDeps): Express {
     streamTokens: createStreamTokenAuthenticator({ keys: authenticator, tokenKey: jwtKeys.token, readAccess }),
   }));
   app.use(rpcRouter({ registry, db, hotReads, nodes, authenticate, rateLimiter, webhookUrlPolicy, onOutputMismatch: outputMismatch, onCommitted }, config.BODY_LIMIT));
-  app.use(leadsRouter({ db, hotReads, nodes, authenticate, rateLimiter }));
-  // The single-lead routes run leads.create/getById/update/delete with the action endpoints' deps.
+  // The REST leads routes (the list, create, getById, update, delete) run through runProcedure with the action endpoints' deps.
   app.use(leadRoutes({ registry, db, hotReads, nodes, authenticate, rateLimiter, webhookUrlPolicy, onOutputMismatch: outputMismatch, onCommitted }, config.BODY_LIMIT));
   app.use(streamTokenRouter({ subscriptions, authenticate, jwtKeys, rateLimiter }, config.BODY_LIMIT));
   app.use(healthRouter({ db, pools: hotReads.pools(), nodes }));

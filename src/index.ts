@@ -110,8 +110,8 @@ async function loadDemo(database: Database, config: Config): Promise<Demo | unde
   const key = readFileSync(keyFile, 'utf8').trim();
   const demoKey = await apiKeysQueries.findForAuth(database.db, hashApiKeySecret(key));
   if (!demoKey) return undefined;
-  const firstLead = await leads.list(database.db, database.hotReads, demoKey.orgId, {}, { page: 1, pageSize: 1 });
-  return { key, keyFile, orgId: demoKey.orgId, developerMemberId: demoKey.memberId, leadId: firstLead.leads[0]?.id };
+  const firstLead = await leads.listPage(database.db, database.hotReads, demoKey.orgId, {}, { pageSize: 1 }, 'leads');
+  return { key, keyFile, orgId: demoKey.orgId, developerMemberId: demoKey.memberId, leadId: firstLead.data[0]?.id };
 }
 
 /**

@@ -45,9 +45,9 @@ describe("the hot reads on a pool of their own (connect.ts, hot-reads.ts)", () =
     compiled.on('query', record);
     try {
       for (let i = 0; i < calls; i += 1) {
-        await leads.listAsJson(db, hotReads, orgId, {}, { page: 1, pageSize: 2 });
+        await leads.listPage(db, hotReads, orgId, {}, { page: 1, pageSize: 2 }, 'json');
         expect((await leads.getById(db, hotReads, orgId, leadId))?.name).toBe('Generic Plan');
-        expect((await leads.listAsJson(db, hotReads, orgId, { search: toSearchTerm('Generic') }, { page: 1, pageSize: 2 })).total).toBe(1);
+        expect((await leads.listPage(db, hotReads, orgId, { search: toSearchTerm('Generic') }, { page: 1, pageSize: 2 }, 'leads')).pagination.total).toBe(1);
       }
     } finally {
       compiled.removeListener('query', record);
@@ -71,7 +71,7 @@ describe("the hot reads on a pool of their own (connect.ts, hot-reads.ts)", () =
     const written = database.db.transaction(async (trx) => {
       const { id } = await createLead(trx, orgId, { name: 'Uncommitted' });
       expect((await leads.getById(trx, database.hotReads, orgId, id))?.name).toBe('Uncommitted');
-      expect((await leads.list(trx, database.hotReads, orgId, {}, { page: 1, pageSize: 100 })).leads.map((l) => l.id)).toContain(id);
+      expect((await leads.listPage(trx, database.hotReads, orgId, {}, { page: 1, pageSize: 100 }, 'leads')).data.map((l) => l.id)).toContain(id);
       // The other pool's session cannot see the uncommitted lead.
       expect(await leads.getById(database.db, database.hotReads, orgId, id)).toBeUndefined();
       throw rollBack;

@@ -2,7 +2,7 @@ import { createTestDb } from '../helpers/test-app';
 import { createWorkspace, createMember } from '../helpers/factories';
 import * as leads from '../../src/db/leads';
 import * as contacts from '../../src/db/contacts';
-import type { LeadListFilters, LeadSortKey, NewLead } from '../../src/db/leads';
+import type { LeadListFilters, NewLead } from '../../src/db/leads';
 import { toSearchTerm } from '../../src/domain/phone';
 import type { Db } from '../../src/db/knex';
 import { HotReads } from '../../src/db/hot-reads';
@@ -99,13 +99,13 @@ describe('leads list query plans (EXPLAIN on real PostgreSQL)', () => {
   async function planOf(
     filters: LeadListFilters,
     pick: (sql: string) => boolean,
-    options: { page?: number; analyze?: boolean; after?: LeadSortKey } = {},
+    options: { page?: number; analyze?: boolean; cursor?: string } = {},
   ): Promise<PlanNode> {
     const seen: { sql: string; bindings: unknown[] }[] = [];
     const record = (q: { sql: string; bindings: unknown[] }) => seen.push(q);
     db.on('query', record);
     try {
-      await leads.listAsJson(db, hotReads, orgId, filters, options.after ? { after: options.after, pageSize: 100 } : { page: options.page ?? 1, pageSize: 100 });
+      await leads.listPage(db, hotReads, orgId, filters, options.cursor ? { cursor: options.cursor, pageSize: 100 } : { page: options.page ?? 1, pageSize: 100 }, 'json');
     } finally {
       db.removeListener('query', record);
     }
@@ -165,7 +165,7 @@ describe('leads list query plans (EXPLAIN on real PostgreSQL)', () => {
     const record = (q: { sql: string }) => sent.push(q.sql);
     db.on('query', record);
     try {
-      await leads.listAsJson(db, hotReads, orgId, { status: 'CONTACTED' }, { page: 1, pageSize: 100 });
+      await leads.listPage(db, hotReads, orgId, { status: 'CONTACTED' }, { page: 1, pageSize: 100 }, 'json');
     } finally {
       db.removeListener('query', record);
     }
@@ -188,13 +188,13 @@ describe('leads list query plans (EXPLAIN on real PostgreSQL)', () => {
     db.on('query', record);
     try {
       // The REST list's page is one aggregated row even when it holds no lead, so it carries the total.
-      const rendered = await leads.listAsJson(db, hotReads, orgId, { status: 'CONTACTED' }, { page: 10_000, pageSize: 100 });
-      expect(rendered).toEqual({ leadsJson: '', total: 15_000, next: null });
+      const rendered = JSON.parse((await leads.listPage(db, hotReads, orgId, { status: 'CONTACTED' }, { page: 10_000, pageSize: 100 }, 'json')).join(''));
+      expect(rendered).toMatchObject({ data: [], pagination: { total: 15_000, nextCursor: null } });
       expect(sent).toHaveLength(1);
       // leads.getAll reads rows: none came back to carry the total, so the counters are asked.
       sent.length = 0;
-      const rows = await leads.list(db, hotReads, orgId, { status: 'CONTACTED' }, { page: 10_000, pageSize: 100 });
-      expect(rows).toEqual({ leads: [], total: 15_000, next: null });
+      const rows = await leads.listPage(db, hotReads, orgId, { status: 'CONTACTED' }, { page: 10_000, pageSize: 100 }, 'leads');
+      expect(rows).toMatchObject({ data: [], pagination: { total: 15_000, nextCursor: null } });
       expect(sent).toHaveLength(2);
     } finally {
       db.removeListener('query', record);
@@ -283,8 +283,8 @@ describe('leads list query plans (EXPLAIN on real PostgreSQL)', () => {
   it('reads JSON only for the rows sent on a search\'s cursor page too', async () => {
     // 'company 49' is in 1,320 leads (companies 49 and 490-499); the page after the first 100.
     const filters = { search: toSearchTerm('company 49') };
-    const { next } = await leads.listAsJson(db, hotReads, orgId, filters, { page: 1, pageSize: 100 });
-    const plan = await planOf(filters, pageQuery, { analyze: true, after: next! });
+    const first = await leads.listPage(db, hotReads, orgId, filters, { page: 1, pageSize: 100 }, 'leads');
+    const plan = await planOf(filters, pageQuery, { analyze: true, cursor: first.pagination.nextCursor! });
     // The page is joined once, after its three key ranges are merged.
     expect(jsonLookupsOf(nodesOf(plan))).toEqual([101]);
   });
@@ -308,7 +308,7 @@ describe('leads list query plans (EXPLAIN on real PostgreSQL)', () => {
     const record = (q: { sql: string; options?: { name?: string } }) => sent.push(q);
     db.on('query', record);
     try {
-      await leads.listAsJson(db, hotReads, orgId, filters(), { page: 1, pageSize: 100 });
+      await leads.listPage(db, hotReads, orgId, filters(), { page: 1, pageSize: 100 }, 'json');
     } finally {
       db.removeListener('query', record);
     }

@@ -29,12 +29,12 @@ describe('leads queries as named prepared statements', () => {
     try {
       const hotReads = HotReads.on(db);
       for (let i = 0; i < 3; i += 1) {
-        await leads.listAsJson(db, hotReads, orgId, {}, { page: 1, pageSize: 2 });
-        await leads.list(db, hotReads, orgId, { status: 'NOT_CONTACTED' }, { page: 1, pageSize: 2 });
-        await leads.listAsJson(db, hotReads, orgId, { assignedToId: 'unassigned' }, { page: 1, pageSize: 2 });
-        await leads.listAsJson(db, hotReads, orgId, { assignedToId: 'unassigned' }, { page: 2, pageSize: 2 });
+        await leads.listPage(db, hotReads, orgId, {}, { page: 1, pageSize: 2 }, 'json');
+        await leads.listPage(db, hotReads, orgId, { status: 'NOT_CONTACTED' }, { page: 1, pageSize: 2 }, 'leads');
+        await leads.listPage(db, hotReads, orgId, { assignedToId: 'unassigned' }, { page: 1, pageSize: 2 }, 'json');
+        await leads.listPage(db, hotReads, orgId, { assignedToId: 'unassigned' }, { page: 2, pageSize: 2 }, 'json');
         await leads.getById(db, hotReads, orgId, leadIds[0]!);
-        await leads.listAsJson(db, hotReads, orgId, { search: toSearchTerm('Prepared') }, { page: 1, pageSize: 2 });
+        await leads.listPage(db, hotReads, orgId, { search: toSearchTerm('Prepared') }, { page: 1, pageSize: 2 }, 'json');
       }
       const texts = await preparedTexts(db);
       expect(texts.filter((t) => /"l"\."id" = \$\d limit \$\d/.test(t)).length).toBe(1);
@@ -54,12 +54,13 @@ describe('leads queries as named prepared statements', () => {
       const walk = async (db: Db) => {
         const hotReads = HotReads.on(db);
         const pages: unknown[] = [];
-        let position: leads.ListPosition = { page: 1, pageSize: 2 };
+        let request: leads.LeadsPageRequest = { page: 1, pageSize: 2 };
         for (let i = 0; i < 4; i += 1) {
-          const page = await leads.listAsJson(db, hotReads, orgId, {}, position);
+          const page = (await leads.listPage(db, hotReads, orgId, {}, request, 'json')).join('');
           pages.push(page);
-          if (!page.next) break;
-          position = { after: page.next, pageSize: 2 };
+          const { nextCursor } = (JSON.parse(page) as { pagination: { nextCursor: string | null } }).pagination;
+          if (!nextCursor) break;
+          request = { cursor: nextCursor, pageSize: 2 };
         }
         return pages;
       };

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Db } from '../knex';
 import { TABLES, NEXT_UPDATED_AT } from '../tables';
-import { whereContactMatches, type SearchTerm } from '../contact-search';
+import { contactRow, whereContactMatches, type SearchTerm } from '../contact-search';
 import { paginate } from '../paginate';
 import type { PageRequest } from '../pagination';
 import { newId } from '../../domain/ids';
@@ -74,7 +74,7 @@ function toContact(row: ContactRow): Contact {
 
 function filtered(db: Db, orgId: string, filters: ContactListFilters) {
   const query = db(TABLES.contacts).where('org_id', orgId);
-  if (filters.search) whereContactMatches(query, '', filters.search);
+  if (filters.search) whereContactMatches(query, filters.search, contactRow(''));
   return query;
 }
 

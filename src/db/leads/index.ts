@@ -10,7 +10,7 @@ import { LEAD_COLUMNS, leadsWithContacts, toLead, type Lead, type LeadRow } from
 export type { Lead, LeadFields } from './shape';
 export type { LeadListFilters, ListPosition } from './page-statement';
 export type { LeadSortKey } from './cursor';
-export { listLeadsPage, renderLeadsPageJson, list, listAsJson, type LeadsPageRequest, type CursorPage } from './list';
+export { listPage, type PageForms, type LeadsPageRequest, type CursorPage } from './list';
 export { insertCall, listCalls, type LeadCall, type LeadCallFields } from './calls';
 export { startCounterFolding } from './counters';
 export { storeLeadJson, renderLeadJson } from './lead-json';

@@ -8,8 +8,8 @@ import { countByCounters } from './counters';
 import { decodeLeadCursor, encodeLeadCursor, type CursorScope, type LeadSortKey } from './cursor';
 import { applyFilters, pageStatement, type JsonPageRow, type LeadListFilters, type ListPosition, type PageArgs } from './page-statement';
 
-// The leads list: `leads.getAll` (Lead objects) and `GET /api/v1/leads` (the leads' stored JSON)
-// answer the same page, in page mode (`page`) or cursor mode (`cursor`), with the exact total.
+// The leads list, one entry (listPage): `leads.getAll` (Lead objects) and `GET /api/v1/leads` (the
+// leads' stored JSON) answer the same page, in page mode (`page`) or cursor mode (`cursor`), with the exact total.
 // Totals without a search are the counters' sum (counters.ts); a search counts its matches.
 // First and keyset pages run where `hotReads` says unless `db` is a transaction (pageRows);
 // everything else on `db`.
@@ -33,23 +33,36 @@ export interface CursorPage<T> {
   pagination: CursorPagination;
 }
 
-/** One answer of `leads.getAll`: the same page as the REST list, with Lead objects (Dates as Dates). */
-export async function listLeadsPage(db: Db, hotReads: HotReads, orgId: string, filters: LeadListFilters, request: LeadsPageRequest): Promise<CursorPage<Lead>> {
-  const { page, pageSize, position, cursorAfter } = positionOf(orgId, filters, request);
-  const { leads, total, next } = await list(db, hotReads, orgId, filters, position);
-  return toCursorPage(leads, total, { page, pageSize }, cursorAfter(next));
+/**
+ * What a page's leads are answered as. `leads`: Lead objects (Dates as Dates), for `leads.getAll`.
+ * `json`: the whole answer as JSON text in pieces to be sent one after another (send-json.ts),
+ * each lead as PostgreSQL stored it (lead_json: plain JSON, dates as ISO strings), for
+ * `GET /api/v1/leads`. Both are the same page, wrapper and total.
+ */
+export interface PageForms {
+  leads: CursorPage<Lead>;
+  json: string[];
 }
 
-/**
- * One answer of `GET /api/v1/leads` as its JSON text, in pieces to be sent one after another
- * (send-json.ts): the same page and wrapper as `listLeadsPage`, with each lead as PostgreSQL
- * stored it (lead_json: plain JSON, dates as ISO strings).
- */
-export async function renderLeadsPageJson(db: Db, hotReads: HotReads, orgId: string, filters: LeadListFilters, request: LeadsPageRequest): Promise<string[]> {
+/** One page of the list, answered as `form` says. */
+export async function listPage<F extends keyof PageForms>(
+  db: Db,
+  hotReads: HotReads,
+  orgId: string,
+  filters: LeadListFilters,
+  request: LeadsPageRequest,
+  form: F,
+): Promise<PageForms[F]> {
   const { page, pageSize, position, cursorAfter } = positionOf(orgId, filters, request);
-  const { leadsJson, total, next } = await listAsJson(db, hotReads, orgId, filters, position);
-  const { pagination } = toCursorPage([], total, { page, pageSize }, cursorAfter(next));
-  return ['{"data":[', leadsJson, `],"pagination":${JSON.stringify(pagination)}}`];
+  const wrap = (total: number, next: LeadSortKey | null) => paginationOf(total, { page, pageSize }, cursorAfter(next));
+  if (form === 'json') {
+    const { leadsJson, total, next } = await readJson(db, hotReads, orgId, filters, position);
+    const answer: PageForms['json'] = ['{"data":[', leadsJson, `],"pagination":${JSON.stringify(wrap(total, next))}}`];
+    return answer as PageForms[F];
+  }
+  const { leads, total, next } = await readLeads(db, hotReads, orgId, filters, position);
+  const answer: PageForms['leads'] = { data: leads, pagination: wrap(total, next) };
+  return answer as PageForms[F];
 }
 
 /** Where the page starts, and how to turn its last sort key into the next cursor (bound to these filters). */
@@ -67,20 +80,17 @@ function positionOf(orgId: string, filters: LeadListFilters, request: LeadsPageR
  * A page numbered as the spec says (page mode), or a page reached by cursor, which has no number:
  * some page precedes it, and another follows exactly when there is a next cursor.
  */
-function toCursorPage<T>(data: T[], total: number, request: { page: number | null; pageSize: number }, nextCursor: string | null): CursorPage<T> {
+function paginationOf(total: number, request: { page: number | null; pageSize: number }, nextCursor: string | null): CursorPagination {
   if (request.page !== null) {
-    const { pagination } = toPage(data, total, { page: request.page, pageSize: request.pageSize });
-    return { data, pagination: { ...pagination, nextCursor } };
+    const { pagination } = toPage([], total, { page: request.page, pageSize: request.pageSize });
+    return { ...pagination, nextCursor };
   }
   const totalPages = Math.max(1, Math.ceil(total / request.pageSize));
-  return {
-    data,
-    pagination: { page: null, pageSize: request.pageSize, total, totalPages, hasNextPage: nextCursor !== null, hasPrevPage: true, nextCursor },
-  };
+  return { page: null, pageSize: request.pageSize, total, totalPages, hasNextPage: nextCursor !== null, hasPrevPage: true, nextCursor };
 }
 
 /** One page of leads, the exact total, and the sort key of the page's last lead when more leads follow (else null). */
-export async function list(
+async function readLeads(
   db: Db,
   hotReads: HotReads,
   orgId: string,
@@ -96,8 +106,8 @@ export async function list(
   return { leads: page.rows.slice(0, position.pageSize).map(toLead), total, next };
 }
 
-/** The same page as `list`, its leads as their stored JSON joined with commas (for the REST list, which sends them as they come). */
-export async function listAsJson(
+/** The same page as `readLeads`, its leads as their stored JSON joined with commas (for the REST list, which sends them as they come). */
+async function readJson(
   db: Db,
   hotReads: HotReads,
   orgId: string,

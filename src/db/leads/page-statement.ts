@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 import type { Db } from '../knex';
 import { TABLES } from '../tables';
-import { containsPattern, offsetOf, type PageRequest } from '../pagination';
-import { whereContactMatches, type SearchTerm } from '../contact-search';
+import { offsetOf, type PageRequest } from '../pagination';
+import { whereContactMatches, type ContactFields, type SearchTerm } from '../contact-search';
 import type { LeadStatus } from '../../domain/lead-status';
 import { LEAD_COLUMNS, leadsOf, leadsWithContacts } from './shape';
 import { countersSumQuery } from './counters';
@@ -69,42 +69,24 @@ export function applyFilters(query: Knex.QueryBuilder, orgId: string, filters: L
   if (filters.status) query.where('l.status', filters.status);
   if (filters.assignedToId === 'unassigned') query.whereNull('l.assigned_to_id');
   else if (filters.assignedToId) query.where('l.assigned_to_id', filters.assignedToId);
-  if (filters.search) whereLeadContactMatches(query, orgId, filters.search);
+  if (filters.search) whereContactMatches(query, filters.search, leadContactFields(orgId));
   return query;
 }
 
-/** Joins the fields of contacts.search_text (migration 20261123150100_index_contact_search). */
-const FIELD_SEPARATOR = '\u001f';
-
 /**
- * The contact match of the contacts list (`whereContactMatches`), for leads (alias `l`): on the
- * copies of their contact's search_text (lower-cased) and phone_digits that each lead carries
- * (written by the leads' write unit, writes.ts), so a search reads no contact for
- * the leads it rejects. `like lower(pattern)` on lower-cased text is what ILIKE does in a UTF-8
- * database. The rare checks that need the contact's own fields read it only for the leads still
- * in question.
+ * The contact match of the contacts list, for leads (alias `l`): on the copies of their contact's
+ * search_text (lower-cased) and phone_digits that each lead carries (written by the leads' write
+ * unit, writes.ts), so a search reads no contact for the leads it rejects. The rare checks that
+ * need the contact's own fields read it only for the leads still in question.
  */
-function whereLeadContactMatches(query: Knex.QueryBuilder, orgId: string, search: SearchTerm): void {
-  const pattern = containsPattern(search.text);
+function leadContactFields(orgId: string): ContactFields {
   const contactOfLead = (q: Knex.QueryBuilder) => q.select(q.client.raw('1')).from({ c: TABLES.contacts })
     .where('c.org_id', orgId).whereRaw('c.id = l.contact_id');
-  query.where((q) => {
-    if (search.text.includes(FIELD_SEPARATOR)) {
-      // Only such a term could match across two fields of the copy: check each field.
-      q.whereExists((e) => whereContactMatches(contactOfLead(e), 'c', { text: search.text, phoneDigits: [] }));
-    } else {
-      q.whereRaw('l.contact_search_lower like lower(?)', [pattern]);
-    }
-    for (const digits of search.phoneDigits) {
-      const digitsPattern = containsPattern(digits);
-      // contact_phone_digits finds the candidates by index; the stored phones decide.
-      q.orWhere((d) => {
-        d.whereLike('l.contact_phone_digits', digitsPattern).whereExists((e) => {
-          contactOfLead(e).andWhereRaw(`array_to_string(c.phones, ' ') like ?`, [digitsPattern]);
-        });
-      });
-    }
-  });
+  return {
+    searchText: { column: 'l.contact_search_lower', lowerCased: true },
+    phoneDigits: 'l.contact_phone_digits',
+    onContact: (q, check) => q.whereExists((e) => check(contactOfLead(e), (name) => `c.${name}`)),
+  };
 }
 
 /**

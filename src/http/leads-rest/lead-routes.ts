@@ -2,6 +2,9 @@ import express, { type Request, type Response, type Router } from 'express';
 import { AppError, invalidInput } from '../../errors/app-error';
 import { assertMaximumTier, type Principal } from '../../auth/principal';
 import * as leads from '../../db/leads';
+import type { PageForms } from '../../db/leads';
+import { leadsRestList } from '../../procedures/leads/rest-list';
+import { sendJson } from '../send-json';
 import { runProcedure, type DispatchDeps, type ProcedureCall } from '../../rpc/dispatch';
 import type { AnyProcedure } from '../../rpc/registry';
 import { authenticateRestCall } from './authenticate-rest-call';
@@ -20,9 +23,10 @@ const NOT_IN_PATCH: Record<string, string> = {
 };
 
 /**
- * `POST /api/v1/leads` and `GET|PATCH|DELETE /api/v1/leads/{id}`: plain-REST faces of `leads.create`,
- * `leads.getById`, `leads.update` and `leads.delete`, run by the dispatcher's runProcedure so the
- * field rules, messages, idempotency and output checks are the action endpoints'. The same
+ * `GET|POST /api/v1/leads` and `GET|PATCH|DELETE /api/v1/leads/{id}`: plain-REST faces of the list
+ * (`leadsRestList`, the page as stored JSON), `leads.create`, `leads.getById`, `leads.update` and
+ * `leads.delete`, run by the dispatcher's runProcedure so the scope, the node guard, the field
+ * rules, messages, idempotency and output checks are the action endpoints'. The same
  * maximum-tier rule too: an action is the same whichever door it comes through (only the REST
  * list is open to every tier, as the spec has it).
  */
@@ -57,6 +61,13 @@ export function leadRoutes(deps: LeadRoutesDeps, bodyLimit: string): Router {
     });
     sendRestAnswer(res, answer ?? format.result(output));
   };
+
+  // The list: open to every tier (the spec sets the maximum-tier rule for action endpoints only).
+  router.get(LEADS_PATH, async (req, res) => {
+    const principal = await authenticateRestCall(deps, req, res);
+    const { output } = await runProcedure(deps, { procedure: leadsRestList, rawInput: req.query, principal });
+    sendJson(res, 200, output as PageForms['json']);
+  });
 
   router.post(LEADS_PATH, readRawBody(bodyLimit), async (req, res) => {
     const principal = await authenticate(req, res);

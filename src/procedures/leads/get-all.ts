@@ -16,6 +16,6 @@ export const leadsGetAll = defineProcedure({
   input: leadsGetAllInput,
   output: leadsGetAllOutput,
   async handler({ ctx, input }): Promise<z.input<typeof leadsGetAllOutput>> {
-    return leads.listLeadsPage(ctx.db, ctx.hotReads, ctx.orgId, toLeadListFilters(input), input);
+    return leads.listPage(ctx.db, ctx.hotReads, ctx.orgId, toLeadListFilters(input), input, 'leads');
   },
 });

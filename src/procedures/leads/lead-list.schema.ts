@@ -44,3 +44,17 @@ export function toLeadListFilters(input: Pick<LeadsListInput, 'status' | 'search
     search: toSearchTerm(input.search),
   };
 }
+
+/**
+ * The REST list's query as Express leaves it (a parameter given twice is an array): each
+ * parameter once, refused alone before anything else is read, then `leadsListQuery`.
+ */
+export const leadsRestListInput = z
+  .unknown()
+  .superRefine((query, ctx) => {
+    if (query === null || typeof query !== 'object') return;
+    for (const [name, value] of Object.entries(query)) {
+      if (typeof value !== 'string') ctx.addIssue({ code: 'custom', path: [name], message: 'give this parameter once' });
+    }
+  })
+  .pipe(leadsListQuery);
