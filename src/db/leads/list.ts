@@ -2,7 +2,7 @@ import pg from 'pg';
 import { LONG_STATEMENT_OPTIONS, withLongStatements, type Db } from '../knex';
 import type { HotReads } from '../hot-reads';
 import { offsetOf, toPage, type Pagination } from '../pagination';
-import { compiledPageStatement } from './compiled-page';
+import { compiledPageStatement, noteListed } from './compiled-page';
 import { leadsOf, toLead, type Lead, type LeadRow } from './shape';
 import { countByCounters } from './counters';
 import { decodeLeadCursor, encodeLeadCursor, type CursorScope, type LeadSortKey } from './cursor';
@@ -133,7 +133,9 @@ async function withTotal<P extends { fetched: number; total: number | null }>(
 ): Promise<{ page: P; total: number }> {
   if (!filters.search) {
     const page = await read(db, true);
-    return { page, total: page.total ?? (await countByCounters(db, orgId, filters)) };
+    const total = page.total ?? (await countByCounters(db, orgId, filters));
+    noteListed(orgId, total);
+    return { page, total };
   }
   return withLongStatements(db, async (trx) => {
     const page = await read(trx, false);
