@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type pg from 'pg';
-import { createDb, namedStatementsOn, readTimeoutFor, type Db, type DbOptions } from './knex';
+import { createDb, namedStatementsOn, readTimeoutFor, type Db, type DbOptions, type PoolClient } from './knex';
 import { withStatementName, statementNameOf } from './prepared-statements';
 
 /**
@@ -137,13 +137,6 @@ function withValueInText(compiled: Compiled, index: number, literal: string): Co
     bindings: compiled.bindings.filter((_, i) => numbers[i] !== null),
     name: statementNameOf(nativeSql),
   };
-}
-
-/** knex's client, as far as running a statement on one of its pooled connections needs. */
-interface PoolClient {
-  acquireConnection(): Promise<pg.Client>;
-  releaseConnection(connection: pg.Client): Promise<unknown>;
-  emit(event: 'query', query: object): boolean;
 }
 
 /**

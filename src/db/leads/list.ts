@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { LONG_STATEMENT_OPTIONS, withLongStatements, type Db } from '../knex';
+import { longStatementRows, type Db } from '../knex';
 import type { HotReads } from '../hot-reads';
 import { offsetOf, toPage, type Pagination } from '../pagination';
 import { compiledPageStatement, noteListed } from './compiled-page';
@@ -122,7 +122,7 @@ export async function listAsJson(
  * rows; a statement that returned no row (a page past the end) asks the counters on their own. A
  * search must count its matches, so its page is read first: a numbered page that ends the list,
  * and is not empty past the first, already tells the total, and only a fuller answer pays for the count.
- * A search's statements may run longer than the rest (withLongStatements).
+ * A search's statements may run longer than the rest (longStatementRows).
  */
 async function withTotal<P extends { fetched: number; total: number | null }>(
   db: Db,
@@ -137,14 +137,12 @@ async function withTotal<P extends { fetched: number; total: number | null }>(
     noteListed(orgId, total);
     return { page, total };
   }
-  return withLongStatements(db, async (trx) => {
-    const page = await read(trx, false);
-    const offset = 'after' in position ? undefined : offsetOf(position);
-    const lastPage = offset !== undefined && page.fetched <= position.pageSize && (page.fetched > 0 || offset === 0);
-    if (lastPage) return { page, total: offset + page.fetched };
-    const counted = await applyFilters(leadsOf(trx, orgId), orgId, filters).count<{ n: string }[]>({ n: '*' }).options(LONG_STATEMENT_OPTIONS);
-    return { page, total: Number(counted[0]?.n ?? 0) };
-  });
+  const page = await read(db, false);
+  const offset = 'after' in position ? undefined : offsetOf(position);
+  const lastPage = offset !== undefined && page.fetched <= position.pageSize && (page.fetched > 0 || offset === 0);
+  if (lastPage) return { page, total: offset + page.fetched };
+  const [counted] = await longStatementRows<{ n: string }>(db, applyFilters(leadsOf(db, orgId), orgId, filters).count({ n: '*' }));
+  return { page, total: Number(counted?.n ?? 0) };
 }
 
 /** Up to pageSize + 1 rows of the page statement. */
@@ -159,7 +157,8 @@ async function pageRows<Row>(db: Db, hotReads: HotReads, args: PageArgs): Promis
   const types = args.as === 'json' ? TIMESTAMPS_AS_TEXT : undefined;
   if (!planEachCall) return hotReads.rows<Row>(db, compiledPageStatement(db, args), types);
   const query = pageStatement(db, args);
-  query.options({ ...(types && { types }), ...(filters.search !== undefined && LONG_STATEMENT_OPTIONS) });
+  if (filters.search !== undefined) return longStatementRows<Row>(db, query, types);
+  if (types) query.options({ types });
   const result: unknown = await query;
   return (Array.isArray(result) ? result : (result as { rows: Row[] }).rows) as Row[];
 }
