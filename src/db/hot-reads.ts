@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type pg from 'pg';
-import { createDb, namedStatementsOn, readTimeoutFor, type Db, type DbOptions } from './knex';
+import { createDb, namedStatementsOn, readTimeoutFor, type Db, type DbOptions, type PoolClient } from './knex';
 import { withStatementName, statementNameOf } from './prepared-statements';
 
 /**
@@ -90,26 +90,53 @@ export interface BoundStatement {
  * `CallValues.of` (tests/performance-contracts/compiled-page.property.test.ts holds the leads list's to it).
  * `db` only builds it (any pg knex will do). Named for preparing unless `named` is false (a
  * statement whose best plan depends on its values). Holds texts by shape, never a pool.
+ * With `inText`, the call value at that index is written into the text as a literal (it must
+ * be plain `[A-Za-z0-9_]` text) and the statement is named: a statement of that value's own,
+ * whose cached plan PostgreSQL makes with that value's statistics.
  */
 export function compiledPerShape<Args>(build: (db: Db, args: Args) => Knex.QueryBuilder | Knex.Raw, { named = true }: { named?: boolean } = {}) {
   const byShape = new Map<string, Compiled>();
-  return (db: Db, args: Args, values: CallValues): BoundStatement => {
-    const shape = JSON.stringify(args);
+  return (db: Db, args: Args, values: CallValues, inText?: number): BoundStatement => {
+    const literal = inText === undefined ? undefined : values.values[inText];
+    if (literal !== undefined && !(typeof literal === 'string' && PLAIN_LITERAL.test(literal))) throw new Error('only plain text is written into a statement');
+    const shape = literal === undefined ? JSON.stringify(args) : `${JSON.stringify(args)}\u0000${literal}`;
     let compiled = byShape.get(shape);
     if (compiled === undefined) {
       compiled = compile(build(db, args), values.values.length);
+      if (inText !== undefined) compiled = withValueInText(compiled, inText, literal as string);
       if (byShape.size < MAX_SHAPES) byShape.set(shape, compiled);
     }
     const bindings = compiled.bindings.map((b) => ('value' in b ? values.values[b.value] : b.constant));
-    return { sql: compiled.nativeSql, bindings, knexSql: compiled.sql, name: named ? compiled.name : undefined };
+    return { sql: compiled.nativeSql, bindings, knexSql: compiled.sql, name: named || inText !== undefined ? compiled.name : undefined };
   };
 }
 
-/** knex's client, as far as running a statement on one of its pooled connections needs. */
-interface PoolClient {
-  acquireConnection(): Promise<pg.Client>;
-  releaseConnection(connection: pg.Client): Promise<unknown>;
-  emit(event: 'query', query: object): boolean;
+/** Text a literal may hold as it is: ids (`org_...`), never a quote or a backslash. */
+const PLAIN_LITERAL = /^[A-Za-z0-9_]+$/;
+
+/** `compiled` with call value `index` written into its text as `'literal'`, the other placeholders renumbered. */
+function withValueInText(compiled: Compiled, index: number, literal: string): Compiled {
+  // Each placeholder's number after the rewrite, in the order of the bindings; null: the literal.
+  const numbers: (number | null)[] = [];
+  let kept = 0;
+  for (const b of compiled.bindings) numbers.push('value' in b && b.value === index ? null : ++kept);
+  const rewrite = (sql: string, placeholder: RegExp, as: (n: number) => string) => {
+    let seen = 0;
+    const out = sql.replace(placeholder, () => {
+      const n = numbers[seen++];
+      return n === null || n === undefined ? `'${literal}'` : as(n);
+    });
+    if (seen !== numbers.length) throw new Error('a statement\'s placeholders and its bindings disagree');
+    return out;
+  };
+  // The driver's `$n` appear in the bindings' order, as knex's `?` do.
+  const nativeSql = rewrite(compiled.nativeSql, /\$\d+/g, (n) => `$${n}`);
+  return {
+    sql: rewrite(compiled.sql, /\?/g, () => '?'),
+    nativeSql,
+    bindings: compiled.bindings.filter((_, i) => numbers[i] !== null),
+    name: statementNameOf(nativeSql),
+  };
 }
 
 /**

@@ -26,12 +26,58 @@ export const LONG_STATEMENT_TIMEOUT_MS = 15_000;
 /** Given to each long statement's query (`.options(...)`): the driver waits as long as the server may run it. */
 export const LONG_STATEMENT_OPTIONS = { query_timeout: LONG_STATEMENT_TIMEOUT_MS + QUERY_TIMEOUT_SLACK_MS } as const;
 
-/** Runs `work` in a transaction whose statements may run LONG_STATEMENT_TIMEOUT_MS; each query must take LONG_STATEMENT_OPTIONS too. */
-export function withLongStatements<T>(db: Db, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-  return db.transaction(async (trx) => {
-    await trx.raw(`set local statement_timeout = ${LONG_STATEMENT_TIMEOUT_MS}`);
-    return work(trx);
+/** knex's client, as far as running a statement on one of its pooled connections needs. */
+export interface PoolClient {
+  acquireConnection(): Promise<pg.Client>;
+  releaseConnection(connection: pg.Client): Promise<unknown>;
+  emit(event: 'query', query: object): boolean;
+}
+
+/**
+ * `query`'s rows, the statement given LONG_STATEMENT_TIMEOUT_MS to run. The `set local` that gives
+ * it and the statement go as one simple query, whose implicit transaction ends with it: one round
+ * trip, where a knex transaction (BEGIN, SET, the statement, COMMIT) cost a search more of the
+ * server's CPU than the search itself (docs/performance.md). A simple query takes no parameters,
+ * so each value is written into the text as a literal, escaped by the driver (`literalOf`). In a
+ * transaction, the statement runs there with the transaction's own timeout.
+ */
+export async function longStatementRows<Row>(db: Db, query: Knex.QueryBuilder | Knex.Raw, types?: pg.CustomTypesConfig): Promise<Row[]> {
+  query.options({ ...LONG_STATEMENT_OPTIONS, ...(types && { types }) });
+  if (db.isTransaction) {
+    const result: unknown = await query;
+    return (Array.isArray(result) ? result : (result as { rows: Row[] }).rows) as Row[];
+  }
+  const { sql, bindings } = query.toSQL().toNative();
+  const text = `set local statement_timeout = ${LONG_STATEMENT_TIMEOUT_MS}; ${withLiterals(sql, bindings)}`;
+  const client = db.client as unknown as PoolClient;
+  const connection = await client.acquireConnection();
+  try {
+    client.emit('query', { method: 'raw', sql: text, bindings: [] });
+    const results = (await connection.query({ text, ...(types && { types }), ...LONG_STATEMENT_OPTIONS })) as unknown as pg.QueryResult[];
+    return results[1]!.rows as Row[];
+  } finally {
+    await client.releaseConnection(connection);
+  }
+}
+
+/** `sql` (the driver's `$n` form) with each placeholder replaced by its value as a literal. */
+function withLiterals(sql: string, bindings: readonly unknown[]): string {
+  let seen = 0;
+  const text = sql.replace(/\$(\d+)/g, (_, n: string) => {
+    seen++;
+    return literalOf(bindings[Number(n) - 1]);
   });
+  if (seen !== bindings.length) throw new Error("a statement's placeholders and its bindings disagree");
+  return text;
+}
+
+function literalOf(value: unknown): string {
+  if (value === null || value === undefined) return 'null';
+  if (typeof value === 'string') return pg.escapeLiteral(value);
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  if (typeof value === 'boolean') return String(value);
+  if (value instanceof Date && !Number.isNaN(value.getTime())) return pg.escapeLiteral(value.toISOString());
+  throw new Error(`no literal for a value of type ${typeof value}`);
 }
 
 export interface DbOptions {

@@ -179,4 +179,25 @@ describe('GET /api/v1/leads search', () => {
     expect(res.status).toBe(200);
     expect(idsOf(res)).toEqual([lead.id]);
   });
+
+  // A search's statements go as one simple query with their values written in as escaped literals
+  // (longStatementRows in src/db/knex.ts): every value must arrive as the text it was.
+  it.each([
+    ['a placeholder', 'Price $1 and $2'],
+    ['a question mark', 'Who? Me?'],
+    ['a backslash before a quote', "back\\' slash"],
+    ['an E-string prefix', "E'\\x41"],
+    ['text beyond ASCII', 'Zoë Ωmega 東京'],
+  ])('finds a name holding %s literally, on a first page and on a cursor page', async (_label, name) => {
+    const { ws } = await workspaceWithDecoy();
+    const created = [];
+    for (let i = 0; i < 3; i++) created.push(await createLead(ctx.db, ws.org.id, { name: `${name} ${i}` }));
+
+    const first = await listLeads(ctx.app, ws.key, { search: name, pageSize: '2' });
+    expect(first.status).toBe(200);
+    expect(bodyOf(first).pagination.total).toBe(3);
+    const next = await listLeads(ctx.app, ws.key, { search: name, pageSize: '2', cursor: bodyOf(first).pagination.nextCursor! });
+    expect(next.status).toBe(200);
+    expect(sorted([...idsOf(first), ...idsOf(next)])).toEqual(sorted(created.map((l) => l.id)));
+  });
 });

@@ -2,10 +2,31 @@ import type { Db } from '../knex';
 import { CallValues, compiledPerShape, type BoundStatement } from '../hot-reads';
 import { pageStatement, type PageArgs } from './page-statement';
 
-// Unnamed, so planned on every call with its values: a page's best plan depends on how many leads
-// its workspace holds, which a generic plan cannot see. Among many small workspaces, PostgreSQL's
-// generic plan read and sorted a large workspace's every lead (tests/performance-contracts/leads-list-plans.test.ts).
+// A page's best plan depends on how many leads its workspace holds, which a plan made with the
+// workspace as a parameter cannot see: among many small workspaces, PostgreSQL's generic plan of a
+// shared named statement read and sorted a large workspace's every lead
+// (tests/performance-contracts/leads-list-plans.test.ts). So a page is planned on
+// every call (unnamed), except in the workspaces `ownStatements` admits: there the workspace's id
+// is written into the text and the statement named, so PostgreSQL keeps a plan made with that
+// workspace's own statistics, per connection. What it buys: planning a first page cost about as
+// much of PostgreSQL's CPU as running it (docs/performance.md). To remove it, drop `ownStatements`
+// and `inText` below and `noteListed` from list.ts.
 const compiledPage = compiledPerShape(pageStatement, { named: false });
+
+/**
+ * The workspaces whose pages have statements of their own: those seen with a total of at least
+ * OWN_STATEMENTS_MIN_LEADS (where a plan made for a smaller workspace would cost the most), up to
+ * OWN_STATEMENTS_MAX_WORKSPACES per process: a statement of one shape costs PostgreSQL about
+ * 100 KB on each connection that runs it, and a workspace uses a few shapes.
+ */
+const ownStatements = new Set<string>();
+const OWN_STATEMENTS_MIN_LEADS = 1_000;
+const OWN_STATEMENTS_MAX_WORKSPACES = 32;
+
+/** Tells `compiledPageStatement` how many leads a list of `orgId` counted (any filter: at most the workspace's). */
+export function noteListed(orgId: string, total: number): void {
+  if (total >= OWN_STATEMENTS_MIN_LEADS && ownStatements.size < OWN_STATEMENTS_MAX_WORKSPACES) ownStatements.add(orgId);
+}
 
 /**
  * The statement of a first page or a keyset page without a search, as `pageStatement` builds it,
@@ -43,5 +64,6 @@ export function compiledPageStatement(db: Db, { orgId, filters, position, as, wi
     as,
     withTotal,
   };
-  return compiledPage(db, shaped, values);
+  // Value 0 is the workspace's id; a transaction runs the knex form, planned on every call.
+  return compiledPage(db, shaped, values, ownStatements.has(orgId) && !db.isTransaction ? 0 : undefined);
 }

@@ -1,8 +1,8 @@
 import pg from 'pg';
-import { LONG_STATEMENT_OPTIONS, withLongStatements, type Db } from '../knex';
+import { longStatementRows, type Db } from '../knex';
 import type { HotReads } from '../hot-reads';
 import { offsetOf, toPage, type Pagination } from '../pagination';
-import { compiledPageStatement } from './compiled-page';
+import { compiledPageStatement, noteListed } from './compiled-page';
 import { leadsOf, toLead, type Lead, type LeadRow } from './shape';
 import { countByCounters } from './counters';
 import { decodeLeadCursor, encodeLeadCursor, type CursorScope, type LeadSortKey } from './cursor';
@@ -97,7 +97,7 @@ async function readLeads(
   filters: LeadListFilters,
   position: ListPosition,
 ): Promise<{ leads: Lead[]; total: number; next: LeadSortKey | null }> {
-  const { page, total } = await withTotal(db, orgId, filters, position, async (db, withTotal) => {
+  const { page, total } = await withTotal(db, orgId, filters, position, async (withTotal) => {
     const rows = await pageRows<LeadRow & { total?: string }>(db, hotReads, { orgId, filters, position, as: 'columns', withTotal });
     return { rows, fetched: rows.length, total: rows[0]?.total === undefined ? null : Number(rows[0].total) };
   });
@@ -114,7 +114,7 @@ async function readJson(
   filters: LeadListFilters,
   position: ListPosition,
 ): Promise<{ leadsJson: string; total: number; next: LeadSortKey | null }> {
-  const { page, total } = await withTotal(db, orgId, filters, position, async (db, withTotal) => {
+  const { page, total } = await withTotal(db, orgId, filters, position, async (withTotal) => {
     const [row] = await pageRows<JsonPageRow>(db, hotReads, { orgId, filters, position, as: 'json', withTotal });
     if (!row) throw new Error('an aggregate answers one row');
     return { row, fetched: row.fetched, total: row.total === undefined ? null : Number(row.total) };
@@ -132,27 +132,27 @@ async function readJson(
  * rows; a statement that returned no row (a page past the end) asks the counters on their own. A
  * search must count its matches, so its page is read first: a numbered page that ends the list,
  * and is not empty past the first, already tells the total, and only a fuller answer pays for the count.
- * A search's statements may run longer than the rest (withLongStatements).
+ * A search's statements may run longer than the rest (longStatementRows).
  */
 async function withTotal<P extends { fetched: number; total: number | null }>(
   db: Db,
   orgId: string,
   filters: LeadListFilters,
   position: ListPosition,
-  read: (db: Db, withTotal: boolean) => Promise<P>,
+  read: (withTotal: boolean) => Promise<P>,
 ): Promise<{ page: P; total: number }> {
   if (!filters.search) {
-    const page = await read(db, true);
-    return { page, total: page.total ?? (await countByCounters(db, orgId, filters)) };
+    const page = await read(true);
+    const total = page.total ?? (await countByCounters(db, orgId, filters));
+    noteListed(orgId, total);
+    return { page, total };
   }
-  return withLongStatements(db, async (trx) => {
-    const page = await read(trx, false);
-    const offset = 'after' in position ? undefined : offsetOf(position);
-    const lastPage = offset !== undefined && page.fetched <= position.pageSize && (page.fetched > 0 || offset === 0);
-    if (lastPage) return { page, total: offset + page.fetched };
-    const counted = await applyFilters(leadsOf(trx, orgId), orgId, filters).count<{ n: string }[]>({ n: '*' }).options(LONG_STATEMENT_OPTIONS);
-    return { page, total: Number(counted[0]?.n ?? 0) };
-  });
+  const page = await read(false);
+  const offset = 'after' in position ? undefined : offsetOf(position);
+  const lastPage = offset !== undefined && page.fetched <= position.pageSize && (page.fetched > 0 || offset === 0);
+  if (lastPage) return { page, total: offset + page.fetched };
+  const [counted] = await longStatementRows<{ n: string }>(db, applyFilters(leadsOf(db, orgId), orgId, filters).count({ n: '*' }));
+  return { page, total: Number(counted?.n ?? 0) };
 }
 
 /** Up to pageSize + 1 rows of the page statement. */
@@ -161,13 +161,15 @@ async function pageRows<Row>(db: Db, hotReads: HotReads, args: PageArgs): Promis
   // First and keyset pages cost about the same on every call: their statement is compiled once
   // per shape and runs where `hotReads` says, or in `db` when it is a transaction (compiled-page.ts).
   // A search's plan depends on its term, and an OFFSET's cost grows with it: those are built on
-  // every call. None is prepared under a name: each page's plan depends on its workspace's size.
+  // every call. A page's plan depends on its workspace's size: only a workspace's own statement
+  // is prepared under a name (compiled-page.ts).
   const planEachCall = filters.search !== undefined || ('page' in position && offsetOf(position) > 0);
   // A JSON page's 200 sort-key timestamps stay text; only the last row's are parsed (parseTimestamp).
   const types = args.as === 'json' ? TIMESTAMPS_AS_TEXT : undefined;
   if (!planEachCall) return hotReads.rows<Row>(db, compiledPageStatement(db, args), types);
   const query = pageStatement(db, args);
-  query.options({ ...(types && { types }), ...(filters.search !== undefined && LONG_STATEMENT_OPTIONS) });
+  if (filters.search !== undefined) return longStatementRows<Row>(db, query, types);
+  if (types) query.options({ types });
   const result: unknown = await query;
   return (Array.isArray(result) ? result : (result as { rows: Row[] }).rows) as Row[];
 }
