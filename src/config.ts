@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { trustProxySetting } from './ratelimit/trust-proxy';
+import { DEFAULT_FAILED_AUTH_PER_MINUTE } from './ratelimit/limits';
 
 /**
  * SHA-256 of secrets that were published as defaults in this repository's history: anyone can
@@ -73,7 +74,7 @@ const schema = z.object({
   /** Requests per minute per API key for every tier, replacing the tiers' own limits; 0 turns rate limiting off. */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).optional(),
   /** Failed authentications per minute per client address before it gets 429 (0: no such limit). */
-  RATE_LIMIT_FAILED_AUTH_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(30),
+  RATE_LIMIT_FAILED_AUTH_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(DEFAULT_FAILED_AUTH_PER_MINUTE),
   /** Which proxies may name the client's address in X-Forwarded-For; off by default. */
   TRUST_PROXY: trustProxySetting,
   /** When set, GET /metrics requires `Authorization: Bearer <METRICS_TOKEN>`. */

@@ -14,7 +14,7 @@ export const TABLES = {
   leadCalls: 'lead_calls',
   /** Counters of leads, kept by every lead write (src/db/leads/counters.ts); assignee_key '' is "unassigned". */
   leadCounts: 'lead_counts',
-  /** Each lead's JSON as the REST list sends it, kept by every lead and contact write (src/db/leads/index.ts, storeLeadJson). */
+  /** Each lead's JSON as the REST list sends it, kept by every lead and contact write (storeLeadJson, src/db/leads/lead-json.ts). */
   leadJson: 'lead_json',
   /** Secondary indexes a bulk load dropped and has yet to build again (migration 20261208120000_create_deferred_indexes). */
   deferredIndexes: 'deferred_indexes',

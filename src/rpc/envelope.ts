@@ -6,8 +6,9 @@ import { metaFitsJson } from './superjson-meta';
 
 /**
  * The tRPC wire format with the superjson transformer: inputs arrive as `{"json": ..., "meta"?: ...}`
- * and answers leave as `{"result":{"data":{"json": ..., "meta"?: ...}}}`. The only module that
- * imports superjson on the server.
+ * and answers leave as `{"result":{"data":{"json": ..., "meta"?: ...}}}`. The request path's only
+ * superjson import (the OpenAPI document's examples, src/openapi/examples.ts, use it to show the
+ * wire exactly).
  */
 
 const ENVELOPE_HINT = 'wrap the input as {"json": <input>}';

@@ -81,6 +81,7 @@ describe('leads list query plans (EXPLAIN on real PostgreSQL)', () => {
   const db = createTestDb(2);
   const hotReads = HotReads.on(db);
   let orgId: string;
+  let otherOrgId: string;
   let member: string;
   afterAll(() => db.destroy());
 
@@ -88,6 +89,7 @@ describe('leads list query plans (EXPLAIN on real PostgreSQL)', () => {
     const other = await createWorkspace(db);
     const ws = await createWorkspace(db);
     orgId = ws.org.id;
+    otherOrgId = other.org.id;
     const members = [ws.member.id, ...(await Promise.all([1, 2, 3].map(() => createMember(db, orgId)))).map((m) => m.id)];
     member = members[1]!;
     await seed(db, other.org.id, 'po', 5000, [other.member.id]);
@@ -296,23 +298,46 @@ describe('leads list query plans (EXPLAIN on real PostgreSQL)', () => {
     expect(used).toContain('Bitmap Index Scan leads_contact_phone_digits_trgm_idx');
   });
 
-  it.each([
-    ['no filter', (): LeadListFilters => ({})],
-    ['status', (): LeadListFilters => ({ status: 'CONTACTED' })],
-    ['assignedToId', (): LeadListFilters => ({ assignedToId: member })],
-    ['unassigned', (): LeadListFilters => ({ assignedToId: 'unassigned' })],
-  ])('sends the first page (%s) unnamed, so that it is planned with its workspace\'s own numbers on every call', async (_label, filters) => {
-    // A generic plan knows only the average workspace: among many small ones (a full test run's
-    // database), it read and sorted this workspace's every lead for the assignee filter.
-    const sent: { sql: string; options?: { name?: string } }[] = [];
-    const record = (q: { sql: string; options?: { name?: string } }) => sent.push(q);
-    db.on('query', record);
+  itOnOneNode.each([
+    ['no filter', 'leads_org_order_idx', (): LeadListFilters => ({})],
+    ['status', 'leads_org_status_order_idx', (): LeadListFilters => ({ status: 'CONTACTED' })],
+    ['assignedToId', 'leads_org_assignee_order_idx', (): LeadListFilters => ({ assignedToId: member })],
+    ['unassigned', 'leads_org_unassigned_order_idx', (): LeadListFilters => ({ assignedToId: 'unassigned' })],
+  ])('keeps a plan of the first page (%s) made for this workspace, which walks %s, after other workspaces\' pages on the connection', async (_label, index, filters) => {
+    // A plan made with the workspace as a parameter knows only the average workspace: among many
+    // small ones (a full test run's database), PostgreSQL's generic plan of a shared statement read
+    // and sorted this workspace's every lead for the assignee filter. A workspace's pages are
+    // statements of its own (compiled-page.ts): PostgreSQL keeps their plan, made with its numbers.
+    const one = createTestDb(1); // one connection: the statements and plans every call meets
+    const oneReads = HotReads.on(one);
+    const sent: { sql: string; bindings: unknown[]; options?: { name?: string } }[] = [];
+    const record = (q: (typeof sent)[number]) => sent.push(q);
     try {
-      await leads.listPage(db, hotReads, orgId, filters(), { page: 1, pageSize: 100 }, 'json');
+      for (let i = 0; i < 8; i++) await leads.listPage(one, oneReads, otherOrgId, filters(), { page: 1, pageSize: 100 }, 'json');
+      one.on('query', record);
+      // Past the five calls after which PostgreSQL weighs keeping one plan.
+      for (let i = 0; i < 8; i++) await leads.listPage(one, oneReads, orgId, filters(), { page: 1, pageSize: 100 }, 'json');
+      one.removeListener('query', record);
+      const page = sent.filter((q) => pageQuery(q.sql)).at(-1)!;
+      const name = page.options?.name;
+      expect(name).toEqual(expect.any(String));
+      expect(page.sql).toContain(`'${orgId}'`);
+      const connection = await one.client.acquireConnection();
+      try {
+        const kept = await connection.query('select generic_plans from pg_prepared_statements where name = $1', [name]);
+        expect(Number(kept.rows[0].generic_plans)).toBeGreaterThan(0);
+        const args = page.bindings.map((_, i) => `$${i + 1}`).join(', ');
+        const explained = await connection.query(`explain (format json) execute ${name}${args ? `(${args})` : ''}`, page.bindings);
+        const plan = localPlanOf((explained.rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0]!.Plan);
+        const used = pageNodesOf(plan).filter((n) => n['Node Type'].includes('Index')).map((n) => `${n['Node Type']} ${n['Index Name']}`);
+        expect(used[0]).toMatch(new RegExp(`^Index (Only )?Scan ${index}$`));
+        expect(pageNodesOf(plan).map((n) => n['Node Type'])).not.toContain('Sort');
+      } finally {
+        await one.client.releaseConnection(connection);
+      }
     } finally {
-      db.removeListener('query', record);
+      one.removeListener('query', record);
+      await one.destroy();
     }
-    const page = sent.find((q) => pageQuery(q.sql))!;
-    expect(page.options?.name).toBeUndefined();
   });
 });

@@ -8,13 +8,12 @@ import { LEAD_COLUMNS, leadsWithContacts, toLead, type Lead, type LeadRow } from
 // by the procedures: src/events/lead-events.ts).
 
 export type { Lead, LeadFields } from './shape';
-export type { LeadListFilters, ListPosition } from './page-statement';
-export type { LeadSortKey } from './cursor';
-export { listPage, type PageForms, type LeadsPageRequest, type CursorPage } from './list';
-export { insertCall, listCalls, type LeadCall, type LeadCallFields } from './calls';
+export type { LeadListFilters } from './page-statement';
+export { listPage, type PageForms, type LeadsPageRequest } from './list';
+export { insertCall, listCalls } from './calls';
 export { startCounterFolding } from './counters';
 export { storeLeadJson, renderLeadJson } from './lead-json';
-export { updateLead, lockLead, deleteLead, unlinkClient, type LeadChange, type LeadWrite } from './writes';
+export { updateLead, lockLead, deleteLead, unlinkClient } from './writes';
 export { newLead, createLead, insertLeads, type NewLead } from './create';
 export { updateContact } from './contact-changes';
 

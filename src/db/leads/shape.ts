@@ -89,14 +89,3 @@ export function leadsWithContacts(db: Db, orgId: string) {
   });
 }
 
-/** The stored columns of the given lead fields (absent fields are left out). */
-export function toColumns(fields: Partial<LeadFields>): Record<string, unknown> {
-  const columns: Record<string, unknown> = {};
-  if (fields.status !== undefined) columns.status = fields.status;
-  if (fields.source !== undefined) columns.source = fields.source;
-  if (fields.notes !== undefined) columns.notes = fields.notes;
-  if (fields.nextCallAt !== undefined) columns.next_call_at = fields.nextCallAt;
-  if (fields.assignedToId !== undefined) columns.assigned_to_id = fields.assignedToId;
-  if (fields.clientId !== undefined) columns.client_id = fields.clientId;
-  return columns;
-}

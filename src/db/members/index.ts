@@ -69,11 +69,6 @@ export async function exists(db: Db, orgId: string, memberId: string): Promise<b
   return row !== undefined;
 }
 
-export async function listIds(db: Db, orgId: string): Promise<string[]> {
-  const rows: { id: string }[] = await db(TABLES.orgMembers).select('id').where({ org_id: orgId }).orderBy('id');
-  return rows.map((r) => r.id);
-}
-
 /** What a member session or a test token must re-check on every use: the member's permissions and its workspace. */
 export interface MemberAccess {
   permissions: string[];

@@ -201,5 +201,3 @@ export function createNodeGuard(settings: NodeGuardSettings, logger: Logger) {
     },
   };
 }
-
-export type NodeGuard = ReturnType<typeof createNodeGuard>;

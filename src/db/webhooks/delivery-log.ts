@@ -5,7 +5,7 @@ import { paginate } from '../paginate';
 import type { PageRequest } from '../pagination';
 
 // What webhooks.getDeliveries shows: an endpoint's deliveries and their attempts. The worker's
-// own SQL (claiming, settling) is in webhook-deliveries.queries.ts.
+// own SQL (claiming, settling) is in deliveries.ts.
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
 

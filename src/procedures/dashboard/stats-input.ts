@@ -32,5 +32,3 @@ export const leadStatsInput = objectOf({ from: instant.optional(), to: instant.o
     }
     return { from, to, timeZone: input.timeZone ?? 'UTC' };
   });
-
-export type LeadStatsRange = z.output<typeof leadStatsInput>;

@@ -98,8 +98,6 @@ export const typedEventOutput = z
   .discriminatedUnion('type', typedEventSchemas)
   .meta({ description: 'Something that changed in the workspace; `type` says what, and what `data` holds.' });
 
-export type TypedEvent = z.output<typeof typedEventOutput>;
-
 /** The name of an event type's schema in the OpenAPI document: lead.status_changed is LeadStatusChangedEvent. */
 export function eventSchemaName(type: string): string {
   return `${type.split(/[._]/).map((part) => part.charAt(0).toUpperCase() + part.slice(1)).join('')}Event`;

@@ -42,7 +42,5 @@ export const leadCallOutput = z
   })
   .meta({ description: "A call attempt logged on a lead, as the lead's call history shows it." });
 
-export type LeadCallOutput = z.input<typeof leadCallOutput>;
-
 /** What `leads.delete` answers. */
 export const leadDeletedOutput = deletedOutput('lead', 'lead');

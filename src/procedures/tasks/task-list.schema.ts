@@ -17,5 +17,3 @@ export const tasksGetAllInput = objectOf({
   dueAfter: dateTimeField.optional(),
   ...pageFields,
 }).prefault({});
-
-export type TasksGetAllInput = z.output<typeof tasksGetAllInput>;

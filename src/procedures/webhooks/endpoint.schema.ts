@@ -96,8 +96,6 @@ const endpointFields = {
 /** A webhook endpoint as the API answers it (src/db/webhooks): never its signing secret. */
 export const endpointOutput = z.strictObject(endpointFields).meta({ description: 'A webhook endpoint, without its signing secret.' });
 
-export type EndpointOutput = z.input<typeof endpointOutput>;
-
 const secretOutput = z
   .string()
   .meta({ description: 'The signing secret (whsec_ and 32 base62 characters): shown only in this answer.', examples: ['whsec_9fKq2LmXv7RtB3nZc8HdW5yJp1sGa4Ue'] });

@@ -2,7 +2,7 @@
  * The JSON the page reads: the answers of /developer/api (src/http/developer-api-route.ts; the
  * catalogue's rows from ../procedure-catalogue.ts), of POST /api/v1/playground/token, and the
  * events of events.onEvent once decoded. Dates arrive as ISO strings, except in decoded events.
- * tests/unit/developer-page-wire.test.ts checks the catalogue's types against these.
+ * tests/unit/developer-page-assets.test.ts checks the catalogue's types against these.
  */
 
 export interface Me {
