@@ -2,6 +2,7 @@ import { createTestContext, createTestDb } from '../helpers/test-app';
 import { createWorkspace, createMember, createLead } from '../helpers/factories';
 import { bodyOf, listLeads } from '../helpers/leads-rest';
 import { rpcPost } from '../helpers/rpc';
+import { bulkInsert, changeLead, expectTotalsExact, idsWhere, removeLead, STATUSES } from '../helpers/lead-totals';
 import type { Db } from '../../src/db/knex';
 import * as leads from '../../src/db/leads';
 import type { LeadFields } from '../../src/db/leads';
@@ -10,65 +11,13 @@ import type { LeadStatus } from '../../src/domain/lead-status';
 const ctx = createTestContext();
 afterAll(() => ctx.close());
 
-const STATUSES = ['NOT_CONTACTED', 'CONTACTED', 'LOST'] as const;
-
-/** Every filter the counters answer (none, status, assignee, unassigned and their pairs), checked against count(*). */
-async function expectTotalsExact(db: Db, ws: { org: { id: string }; key: string }, members: string[]): Promise<void> {
-  const assignees = [...members, 'unassigned'];
-  const cases: Record<string, string>[] = [
-    {},
-    ...STATUSES.map((status) => ({ status })),
-    ...assignees.map((assignedToId) => ({ assignedToId })),
-    ...STATUSES.flatMap((status) => assignees.map((assignedToId) => ({ status, assignedToId }))),
-  ];
-  for (const filters of cases) {
-    const counted = db('leads').where('org_id', ws.org.id).count<{ n: string }[]>({ n: '*' });
-    if (filters.status) counted.where('status', filters.status);
-    if (filters.assignedToId === 'unassigned') counted.whereNull('assigned_to_id');
-    else if (filters.assignedToId) counted.where('assigned_to_id', filters.assignedToId);
-    const res = await listLeads(ctx.app, ws.key, { ...filters, pageSize: 1 });
-    expect(res.status).toBe(200);
-    expect({ filters, total: bodyOf(res).pagination.total }).toEqual({ filters, total: Number((await counted)[0]!.n) });
-  }
-}
-
-/**
- * `count` contacts P1..Pn and their leads (lead_<tag>1..), the leads in one insert of the leads'
- * data module: one counter upsert, into the rows of `db`'s database session. Statuses cycle
- * CONTACTED, LOST, NOT_CONTACTED.
- */
-async function bulkInsert(db: Db, orgId: string, tag: string, count: number, assignee: string | null): Promise<void> {
-  await db.raw(`insert into contacts (org_id, id, name) select ?, 'con_' || ? || g, 'P' || g from generate_series(1, ?) g`, [orgId, tag, count]);
-  const statusOf = (g: number): LeadStatus => (['NOT_CONTACTED', 'CONTACTED', 'LOST'] as const)[g % 3]!;
-  await db.transaction((trx) => leads.insertLeads(trx, orgId, Array.from({ length: count }, (_, i) => ({
-    id: `lead_${tag}${i + 1}`, contactId: `con_${tag}${i + 1}`, status: statusOf(i + 1), assignedToId: assignee,
-    source: null, notes: null, nextCallAt: null, clientId: null,
-  }))));
-}
-
-/** Changes a lead as the procedures do: through the leads' write unit. */
-async function changeLead(db: Db, orgId: string, id: string, patch: Partial<LeadFields>): Promise<void> {
-  await db.transaction((trx) => leads.updateLead(trx, orgId, id, { fields: patch }));
-}
-
-async function removeLead(db: Db, orgId: string, id: string): Promise<void> {
-  await db.transaction((trx) => leads.deleteLead(trx, orgId, id));
-}
-
-/** The ids of the workspace's leads matching `where`. */
-async function idsWhere(db: Db, orgId: string, where: (q: any) => unknown): Promise<string[]> {
-  const query = db('leads').where('org_id', orgId).orderBy('id');
-  where(query);
-  return query.pluck('id');
-}
-
 describe('GET /api/v1/leads totals from the counters', () => {
   it('answers exact totals for every filter after bulk inserts, multi-row updates, reassignments and deletes', async () => {
     const ws = await createWorkspace(ctx.db);
     const [a, b] = [await createMember(ctx.db, ws.org.id), await createMember(ctx.db, ws.org.id)];
     await bulkInsert(ctx.db, ws.org.id, 'ta', 40, a.id);
     await bulkInsert(ctx.db, ws.org.id, 'tn', 25, null);
-    await expectTotalsExact(ctx.db, ws, [a.id, b.id]);
+    await expectTotalsExact(ctx.app, ctx.db, ws, [a.id, b.id]);
 
     for (const id of await idsWhere(ctx.db, ws.org.id, (q) => q.where({ assigned_to_id: a.id, status: 'LOST' }))) {
       await changeLead(ctx.db, ws.org.id, id, { assignedToId: b.id });
@@ -78,7 +27,7 @@ describe('GET /api/v1/leads totals from the counters', () => {
     }
     for (const id of ['lead_ta1', 'lead_ta2', 'lead_tn3']) await removeLead(ctx.db, ws.org.id, id);
     for (const id of await idsWhere(ctx.db, ws.org.id, () => {})) await changeLead(ctx.db, ws.org.id, id, { notes: 'no count changes' });
-    await expectTotalsExact(ctx.db, ws, [a.id, b.id]);
+    await expectTotalsExact(ctx.app, ctx.db, ws, [a.id, b.id]);
   });
 
   it('keeps totals exact through the API: create, update status, assign, unassign, log a call, convert, delete', async () => {
@@ -87,7 +36,7 @@ describe('GET /api/v1/leads totals from the counters', () => {
     const created = await rpcPost(ctx.app, 'leads.create', { name: 'Ana', phone: '+442079460001', status: 'CONTACTED' }, ws.key);
     const id = created.body.result.data.json.id as string;
     await createLead(ctx.db, ws.org.id, { status: 'LOST', assignedToId: member });
-    await expectTotalsExact(ctx.db, ws, [member]);
+    await expectTotalsExact(ctx.app, ctx.db, ws, [member]);
 
     const steps: [string, unknown][] = [
       ['leads.assign', { id, assignedToId: member }],
@@ -102,7 +51,7 @@ describe('GET /api/v1/leads totals from the counters', () => {
     ];
     for (const [name, input] of steps) {
       expect([name, (await rpcPost(ctx.app, name, input, ws.key)).status]).toEqual([name, 200]);
-      await expectTotalsExact(ctx.db, ws, [member]);
+      await expectTotalsExact(ctx.app, ctx.db, ws, [member]);
     }
   });
 
@@ -165,7 +114,7 @@ describe('GET /api/v1/leads totals under concurrent writes', () => {
       }
       await Promise.all(writes);
 
-      await expectTotalsExact(db, ws, members);
+      await expectTotalsExact(ctx.app, db, ws, members);
     } finally {
       await db.destroy();
     }

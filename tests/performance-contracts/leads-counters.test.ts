@@ -2,6 +2,7 @@ import { createTestContext, createTestDb } from '../helpers/test-app';
 import { createWorkspace, createMember, createLead } from '../helpers/factories';
 import { bodyOf, listLeads } from '../helpers/leads-rest';
 import { rpcPost } from '../helpers/rpc';
+import { bulkInsert, changeLead, expectTotalsExact, idsWhere, removeLead, STATUSES } from '../helpers/lead-totals';
 import type { Db } from '../../src/db/knex';
 import * as leads from '../../src/db/leads';
 import type { LeadFields } from '../../src/db/leads';
@@ -17,58 +18,6 @@ import { until } from '../helpers/poll';
 
 const ctx = createTestContext();
 afterAll(() => ctx.close());
-
-const STATUSES = ['NOT_CONTACTED', 'CONTACTED', 'LOST'] as const;
-
-/** Every filter the counters answer (none, status, assignee, unassigned and their pairs), checked against count(*). */
-async function expectTotalsExact(db: Db, ws: { org: { id: string }; key: string }, members: string[]): Promise<void> {
-  const assignees = [...members, 'unassigned'];
-  const cases: Record<string, string>[] = [
-    {},
-    ...STATUSES.map((status) => ({ status })),
-    ...assignees.map((assignedToId) => ({ assignedToId })),
-    ...STATUSES.flatMap((status) => assignees.map((assignedToId) => ({ status, assignedToId }))),
-  ];
-  for (const filters of cases) {
-    const counted = db('leads').where('org_id', ws.org.id).count<{ n: string }[]>({ n: '*' });
-    if (filters.status) counted.where('status', filters.status);
-    if (filters.assignedToId === 'unassigned') counted.whereNull('assigned_to_id');
-    else if (filters.assignedToId) counted.where('assigned_to_id', filters.assignedToId);
-    const res = await listLeads(ctx.app, ws.key, { ...filters, pageSize: 1 });
-    expect(res.status).toBe(200);
-    expect({ filters, total: bodyOf(res).pagination.total }).toEqual({ filters, total: Number((await counted)[0]!.n) });
-  }
-}
-
-/**
- * `count` contacts P1..Pn and their leads (lead_<tag>1..), the leads in one insert of the leads'
- * data module: one counter upsert, into the rows of `db`'s database session. Statuses cycle
- * CONTACTED, LOST, NOT_CONTACTED.
- */
-async function bulkInsert(db: Db, orgId: string, tag: string, count: number, assignee: string | null): Promise<void> {
-  await db.raw(`insert into contacts (org_id, id, name) select ?, 'con_' || ? || g, 'P' || g from generate_series(1, ?) g`, [orgId, tag, count]);
-  const statusOf = (g: number): LeadStatus => (['NOT_CONTACTED', 'CONTACTED', 'LOST'] as const)[g % 3]!;
-  await db.transaction((trx) => leads.insertLeads(trx, orgId, Array.from({ length: count }, (_, i) => ({
-    id: `lead_${tag}${i + 1}`, contactId: `con_${tag}${i + 1}`, status: statusOf(i + 1), assignedToId: assignee,
-    source: null, notes: null, nextCallAt: null, clientId: null,
-  }))));
-}
-
-/** Changes a lead as the procedures do: through the leads' write unit. */
-async function changeLead(db: Db, orgId: string, id: string, patch: Partial<LeadFields>): Promise<void> {
-  await db.transaction((trx) => leads.updateLead(trx, orgId, id, { fields: patch }));
-}
-
-async function removeLead(db: Db, orgId: string, id: string): Promise<void> {
-  await db.transaction((trx) => leads.deleteLead(trx, orgId, id));
-}
-
-/** The ids of the workspace's leads matching `where`. */
-async function idsWhere(db: Db, orgId: string, where: (q: any) => unknown): Promise<string[]> {
-  const query = db('leads').where('org_id', orgId).orderBy('id');
-  where(query);
-  return query.pluck('id');
-}
 
 /** The workspace's counter rows per (status, assignee): how many, and their sum. */
 async function counterGroups(db: Db, orgId: string): Promise<{ key: string; rows: number; sum: number }[]> {
@@ -105,7 +54,7 @@ describe('the leads counters (lead_counts) behind the totals', () => {
 
     const after = await counterGroups(ctx.db, ws.org.id);
     expect(after).toEqual(before.filter((g) => g.sum !== 0).map((g) => ({ ...g, rows: 1 })));
-    await expectTotalsExact(ctx.db, ws, [member.id]);
+    await expectTotalsExact(ctx.app, ctx.db, ws, [member.id]);
   });
 
   it("is folded by the service's periodic job, at its start", async () => {
@@ -120,7 +69,7 @@ describe('the leads counters (lead_counts) behind the totals', () => {
     } finally {
       await job.stop(); // waits for the run in progress
     }
-    await expectTotalsExact(ctx.db, ws, []);
+    await expectTotalsExact(ctx.app, ctx.db, ws, []);
   });
 
   it('keeps totals exact while shards are folded during concurrent writes, without a deadlock', async () => {
@@ -145,12 +94,12 @@ describe('the leads counters (lead_counts) behind the totals', () => {
       await Promise.all(writes);
       writing = false;
       await folding;
-      await expectTotalsExact(db, ws, members);
+      await expectTotalsExact(ctx.app, db, ws, members);
       await foldAllCounterShards(db);
 
       expect(folds).toBeGreaterThan(0);
       expect((await counterGroups(db, ws.org.id)).every((g) => g.rows === 1 && g.sum > 0)).toBe(true);
-      await expectTotalsExact(db, ws, members);
+      await expectTotalsExact(ctx.app, db, ws, members);
     } finally {
       await db.destroy();
     }

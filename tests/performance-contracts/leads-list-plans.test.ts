@@ -1,9 +1,10 @@
 import pg from 'pg';
 import { createTestDb } from '../helpers/test-app';
+import { seedLeads } from '../helpers/seed-leads';
 import { createWorkspace, createMember } from '../helpers/factories';
 import * as leads from '../../src/db/leads';
 import * as contacts from '../../src/db/contacts';
-import type { LeadListFilters, NewLead } from '../../src/db/leads';
+import type { LeadListFilters } from '../../src/db/leads';
 import { toSearchTerm } from '../../src/domain/phone';
 import type { Db } from '../../src/db/knex';
 import { HotReads } from '../../src/db/hot-reads';
@@ -44,29 +45,6 @@ function pageNodesOf(plan: PlanNode): PlanNode[] {
   return [plan, ...(plan.Plans ?? []).filter((child) => child['Parent Relationship'] !== 'InitPlan').flatMap(pageNodesOf)];
 }
 
-async function seed(db: Db, orgId: string, tag: string, count: number, members: string[]): Promise<void> {
-  await db.raw(
-    `insert into contacts (org_id, id, name, phones, company)
-     select ?, 'con_' || ? || g, 'Person ' || md5(g::text), array['+4420' || lpad(((g * 7919) % 100000000)::text, 8, '0')], 'Company ' || (g % 500)
-     from generate_series(1, ?) g`,
-    [orgId, tag, count],
-  );
-  // The leads through their data module (their search copies, counters and stored JSON with them).
-  const now = Date.now();
-  const lead = (g: number): NewLead => ({
-    id: `lead_${tag}${g}`, contactId: `con_${tag}${g}`, status: (['NOT_CONTACTED', 'CONTACTED', 'QUALIFIED', 'LOST'] as const)[g % 4]!,
-    nextCallAt: g % 3 === 0 ? new Date(now + g * 60_000) : null, assignedToId: g % 5 === 0 ? null : members[g % members.length]!,
-    createdAt: new Date(now - g * 1000), source: null, notes: null, clientId: null,
-  });
-  for (let from = 1; from <= count; from += 10_000) {
-    const batch = Array.from({ length: Math.min(10_000, count - from + 1) }, (_, i) => lead(from + i));
-    await db.transaction((trx) => leads.insertLeads(trx, orgId, batch));
-    // As `seed bulk` does: statistics that do not know the workspace plan its keyed lookups as
-    // for an empty one (an index of the whole workspace walked per lead), and each batch slows.
-    await db.raw('analyze leads; analyze contacts');
-  }
-}
-
 /**
  * The plan PostgreSQL picks for the list's page query (the one with the ORDER BY, captured as
  * the app sends it) and for a search's count, on a workspace of 60,000 leads among others (at 20,000, a seq scan of contacts is rightly cheaper for the phone case).
@@ -93,8 +71,8 @@ describe('leads list query plans (EXPLAIN on real PostgreSQL)', () => {
     otherOrgId = other.org.id;
     const members = [ws.member.id, ...(await Promise.all([1, 2, 3].map(() => createMember(db, orgId)))).map((m) => m.id)];
     member = members[1]!;
-    await seed(db, other.org.id, 'po', 5000, [other.member.id]);
-    await seed(db, orgId, 'pw', 60000, members);
+    await seedLeads(db, other.org.id, 'po', 5000, [other.member.id]);
+    await seedLeads(db, orgId, 'pw', 60000, members);
     await db.raw('analyze leads; analyze contacts; analyze lead_counts; analyze lead_json');
   }, 600_000); // 65,000 leads with their search copies, counters and stored JSON: about a minute on a quiet 2-core machine, over three when other suites share it
 
