@@ -315,7 +315,10 @@ describe('leads list query plans (EXPLAIN on real PostgreSQL)', () => {
         const plan = localPlanOf((explained.rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0]!.Plan);
         const used = pageNodesOf(plan).filter((n) => n['Node Type'].includes('Index')).map((n) => `${n['Node Type']} ${n['Index Name']}`);
         expect(used[0]).toMatch(new RegExp(`^Index (Only )?Scan ${index}$`));
-        expect(pageNodesOf(plan).map((n) => n['Node Type'])).not.toContain('Sort');
+        // Nothing under the page's LIMIT sorts: the leads come in the index's order (PostgreSQL 16 and
+        // later may sort the page's 101 rows above it for the ordered string_agg).
+        const limit = pageNodesOf(plan).find((n) => n['Node Type'] === 'Limit')!;
+        expect(nodesOf(limit).map((n) => n['Node Type'])).not.toContain('Sort');
       } finally {
         await one.client.releaseConnection(connection);
       }
