@@ -1,67 +1,15 @@
 import request from 'supertest';
-import type { Express } from 'express';
-import { createTestContext, createTestDb, testDatabaseUrl, type TestContext } from '../helpers/test-app';
-import { createKey, createMember, createOrg, unique } from '../helpers/factories';
-import { createLogger } from '../../src/logger';
+import { createTestDb } from '../helpers/test-app';
 import { testJwtKeys } from '../helpers/test-secrets';
 import { signPlaygroundToken } from '../../src/auth/playground-token';
 import { signMemberSession } from '../../src/auth/member-session';
-import { createCacheInvalidation } from '../../src/auth/key-invalidation';
-import { createNotificationListener, type ListenerOptions, type NotificationListener } from '../../src/live/notification-listener';
 import * as apiKeysQueries from '../../src/db/api-keys';
 import * as orgsQueries from '../../src/db/orgs';
 import { cli } from '../helpers/cli-harness';
-import type { Db } from '../../src/db/knex';
 import { sleep, until } from '../helpers/poll';
+import { closeInstances, instance, listLeads, refusedWithin200ms, terminateListener, workspaceWithKey } from '../helpers/key-cache-instances';
 
-const opened: { listener: NotificationListener; ctx: TestContext }[] = [];
-afterAll(async () => {
-  for (const { listener, ctx } of opened) {
-    await listener.stop();
-    await ctx.close();
-  }
-});
-
-/** One instance of the service: its own pool, its own LISTEN connection, its own caches. */
-function instance(options: { keyCacheTtlMs?: number } & Partial<ListenerOptions> = {}) {
-  const db = createTestDb();
-  const applicationName = unique('wsapi-listener');
-  const logLines: { level: number; msg: string }[] = [];
-  const logger = createLogger('info', { destination: { write: (line: string) => void logLines.push(JSON.parse(line)) } });
-  const listener = createNotificationListener({ url: testDatabaseUrl(), db, applicationName, ...options });
-  const cacheInvalidation = createCacheInvalidation(listener, logger);
-  listener.start();
-  const ctx = createTestContext({ db, keyCacheTtlMs: options.keyCacheTtlMs ?? 1000, cacheInvalidation });
-  opened.push({ listener, ctx });
-  return { ...ctx, listener, applicationName, logLines };
-}
-
-function listLeads(app: Express, bearer: string) {
-  return request(app).get('/api/v1/leads?pageSize=1').set('Authorization', `Bearer ${bearer}`);
-}
-
-/** Polls for at most 200 ms (the time a notification takes to arrive), never longer. */
-async function refusedWithin200ms(app: Express, bearer: string): Promise<{ status: number; message?: string }> {
-  let last = await listLeads(app, bearer);
-  const deadline = Date.now() + 200;
-  while (last.status === 200 && Date.now() < deadline) {
-    await sleep(10);
-    last = await listLeads(app, bearer);
-  }
-  return { status: last.status, message: last.body?.error?.message };
-}
-
-async function terminateListener(db: Db, applicationName: string): Promise<void> {
-  const { rows } = await db.raw('select pg_terminate_backend(pid) as done from pg_stat_activity where application_name = ?', [applicationName]);
-  expect(rows).toEqual([{ done: true }]);
-}
-
-async function workspaceWithKey(db: Db, options: { expiresAt?: Date } = {}) {
-  const org = await createOrg(db);
-  const member = await createMember(db, org.id, ['DEVELOPER']);
-  const victim = await createKey(db, org.id, { memberId: member.id, scopes: ['leads.read'], expiresAt: options.expiresAt });
-  return { org, member, victim };
-}
+afterAll(closeInstances);
 
 describe('API key cache with a live invalidation listener', () => {
   type Instance = ReturnType<typeof instance>;
