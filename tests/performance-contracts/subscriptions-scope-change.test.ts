@@ -1,56 +1,9 @@
-import { createTestContext, createTestDb, testDatabaseUrl } from '../helpers/test-app';
-import { createKey, createLead, createMember, createOrg, createWorkspace } from '../helpers/factories';
-import { errorOf, rpcPost } from '../helpers/rpc';
-import { listen, openStream, subscriptionPath } from '../helpers/sse';
-import { testJwtKeys } from '../helpers/test-secrets';
-import { wireLiveUpdates } from '../helpers/live-updates';
-import { createLogger } from '../../src/logger';
-import * as apiKeysQueries from '../../src/db/api-keys';
+import { createKey, createWorkspace } from '../helpers/factories';
+import { subscriptionPath } from '../helpers/sse';
+import { liveTestApp } from '../helpers/live-updates';
 import { announceCacheChange } from '../../src/db/cache-changes';
-import { signPlaygroundToken } from '../../src/auth/playground-token';
-import { signStreamToken, STREAM_TOKEN_TTL_SECONDS } from '../../src/auth/stream-token';
 
-// As the service runs: the LISTEN connection that drops a changed key from every cache at once.
-const lines: string[] = [];
-const logger = createLogger('info', { destination: { write: (line: string) => void lines.push(line) } } as never);
-const db = createTestDb();
-const liveUpdates = wireLiveUpdates({ db, databaseUrl: testDatabaseUrl(), logger, settings: { pingMs: 10_000, maxDurationMs: 0, recheckMs: 500 } });
-const ctx = createTestContext({ db, live: liveUpdates.live, cacheInvalidation: liveUpdates.cacheInvalidation, logger });
-let server: Awaited<ReturnType<typeof listen>>;
-beforeAll(async () => {
-  liveUpdates.listener.start();
-  server = await listen(ctx.app);
-  // Trusted for long only once a NOTIFY has come back: wait for it, as a started service does.
-  while (!liveUpdates.cacheInvalidation.isLive()) await new Promise((resolve) => setTimeout(resolve, 20));
-});
-afterAll(async () => {
-  await server.close();
-  await liveUpdates.stop();
-  await liveUpdates.listener.stop();
-  await ctx.close();
-});
-
-const auth = (key: string) => ({ Authorization: `Bearer ${key}` });
-
-async function write(key: string, name: string, input: unknown) {
-  const res = await rpcPost(ctx.app, name, input, key);
-  if (res.status !== 200) throw new Error(`${name} answered ${res.status}: ${res.text}`);
-  return res.body.result.data.json;
-}
-
-async function opened(path: string, headers: Record<string, string>) {
-  const stream = await openStream(server.url, path, headers);
-  if (stream.status !== 200) throw new Error(`answered ${stream.status}: ${stream.body()}`);
-  expect((await stream.next()).event).toBe('connected');
-  return stream;
-}
-
-async function serializedError(stream: Awaited<ReturnType<typeof openStream>>, timeoutMs: number) {
-  const frame = await stream.nextMessage(timeoutMs);
-  expect(frame.event).toBe('serialized-error');
-  await stream.ended(1000);
-  return JSON.parse(frame.data).json;
-}
+const { ctx, auth, write, opened, serializedError } = liveTestApp();
 
 // A key's scopes change only by an operator's edit of the row (no API changes them): the edit and
 // its cache-change NOTIFY are written here directly (src/db/cache-changes.ts, behind src/db's
