@@ -156,10 +156,13 @@ export function createDb(options: DbOptions): Db {
 }
 
 /**
- * A connection handed back to the pool must be idle. One that is not gave up on an answer that
- * never came (its query timed out on a dead socket): every later query on it would queue behind
- * that answer forever, so the pool destroys it and makes a new one.
+ * A connection handed back to the pool must be idle, outside any transaction. One that is not gave
+ * up on an answer that never came (its query timed out on a dead socket): every later query on it
+ * would queue behind that answer forever. And one whose late answer did come (a hung node that
+ * resumed) may sit in the transaction the driver abandoned, its ROLLBACK never sent: the next
+ * caller's COMMIT would commit a write answered 503. The pool destroys either (PostgreSQL rolls the
+ * transaction back) and makes a new one.
  */
 function isIdle(connection: pg.Client): boolean {
-  return (connection as pg.Client & { readyForQuery?: boolean }).readyForQuery === true;
+  return (connection as pg.Client & { readyForQuery?: boolean }).readyForQuery === true && connection.getTransactionStatus() === 'I';
 }

@@ -4,7 +4,8 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
  * A TCP proxy in front of PostgreSQL, so a test can take the database away from one pool without
  * touching the server other tests use. `refuse`: closed port, open connections cut (as when
  * PostgreSQL stops). `silence`: connections stay open but nothing gets through either way (a dead
- * network path). `restore`: forwarding again.
+ * network path). `hold`: nothing gets through, but nothing is lost either: what was sent arrives
+ * at `restore` (a hung machine that resumes, SIGSTOP then SIGCONT). `restore`: forwarding again.
  */
 export interface TcpProxy {
   port: number;
@@ -12,6 +13,7 @@ export interface TcpProxy {
   urlFor(url: string): string;
   refuse(): Promise<void>;
   silence(): void;
+  hold(): void;
   restore(): Promise<void>;
   close(): Promise<void>;
 }
@@ -19,12 +21,14 @@ export interface TcpProxy {
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   const pairs = new Set<[Socket, Socket]>();
   let silent = false;
+  let held: (() => void)[] | undefined;
   let server: Server | undefined;
   let port = 0;
 
   function forward(from: Socket, to: Socket): void {
     from.on('data', (chunk) => {
-      if (!silent) to.write(chunk);
+      if (held) held.push(() => to.write(chunk));
+      else if (!silent) to.write(chunk);
     });
     from.on('close', () => to.destroy());
     from.on('error', () => to.destroy());
@@ -71,8 +75,14 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     silence() {
       silent = true;
     },
+    hold() {
+      held ??= [];
+    },
     async restore() {
       silent = false;
+      const late = held ?? [];
+      held = undefined;
+      for (const write of late) write();
       if (!server) await listen();
     },
     close: refuse,

@@ -147,6 +147,32 @@ describe('database faults', () => {
     });
   });
 
+  describe('when the path holds its traffic and delivers it late (a hung node that resumes)', () => {
+    it('never hands out a connection whose abandoned transaction is still open: the late statement is rolled back, not committed by the next caller', async () => {
+      // One connection, so the next transaction gets that one unless the pool refuses it.
+      const single = createDb({ url: proxy.urlFor(testDatabaseUrl()), poolMax: 1, acquireTimeoutMs: ACQUIRE_TIMEOUT_MS, statementTimeoutMs: STATEMENT_TIMEOUT_MS, onWarning: () => undefined });
+      const table = unique('abandoned').replace(/[^a-z0-9_]/gi, '_').toLowerCase();
+      await direct.raw(`create table ${table} (n int)`);
+      try {
+        const abandoned = await single.transaction(async (trx) => {
+          await trx.raw('select 1');
+          proxy.hold();
+          // Sent, held: the driver gives up on its answer (and on the ROLLBACK queued behind it).
+          await trx.raw(`insert into ${table} values (1)`);
+        }).then(() => undefined, (err: unknown) => err);
+        expect(toAppError(abandoned).code).toBe('SERVICE_UNAVAILABLE');
+        await proxy.restore();
+        // The insert arrives now and runs; its answer leaves the session idle in a transaction.
+        await sleep(300);
+        await single.transaction((trx) => trx.raw(`insert into ${table} values (2)`));
+        expect((await direct.raw(`select n from ${table} order by n`)).rows).toEqual([{ n: 2 }]);
+      } finally {
+        await single.destroy();
+        await direct.raw(`drop table ${table}`);
+      }
+    });
+  });
+
   describe('when PostgreSQL ends the sessions (pg_terminate_backend, as in a restart: 57P01)', () => {
     async function terminateSessions(): Promise<number> {
       const { rows } = await direct.raw('select pg_terminate_backend(pid) as done from pg_stat_activity where application_name = ?', [applicationName]);
