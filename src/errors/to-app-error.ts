@@ -25,6 +25,13 @@ const UNAVAILABLE = new Set([
 /** What knex and pg say, without a code, when a connection could not be had or died under a query. */
 const UNAVAILABLE_MESSAGE = /timeout acquiring a connection|Connection terminated|timeout expired|Query read timeout|not queryable/i;
 
+/**
+ * Citus, when a worker's connection dies under a COMMIT (XX000, ErrorIfPostCommitFailedShardPlacements):
+ * the node failed, not the request. Whether the write committed is unknown to Citus itself; the
+ * write's Idempotency-Key replay tells (docs/errors-and-limits.md).
+ */
+const CITUS_NODE_LOST = /could not commit transaction (for shard \d+ )?on (at least one|any) active node/i;
+
 /** statement_timeout (DB_STATEMENT_TIMEOUT_MS) cancelled the statement. */
 const QUERY_CANCELED = '57014';
 
@@ -63,7 +70,7 @@ export function toAppError(err: unknown): AppError {
       if (UNAVAILABLE.has(e.code) || /^08[0-9A-Z]{3}$/.test(e.code)) return unavailable('The database is unavailable; retry shortly', err);
       if (e.code === QUERY_CANCELED) return unavailable('The database did not answer in time; retry shortly', err);
     }
-    if (typeof e.message === 'string' && UNAVAILABLE_MESSAGE.test(e.message)) {
+    if (typeof e.message === 'string' && (UNAVAILABLE_MESSAGE.test(e.message) || CITUS_NODE_LOST.test(e.message))) {
       return unavailable('The database is unavailable; retry shortly', err);
     }
   }

@@ -20,6 +20,7 @@ describe('toAppError while the database is unreachable', () => {
     ["pg's socket closing under a query", raised('Connection terminated unexpectedly')],
     ["pg's connection timeout", raised('timeout expired')],
     ["pg's query timeout on a silent socket", raised('Query read timeout')],
+    ["Citus losing a worker's connection under a COMMIT (XX000)", raised('COMMIT; - could not commit transaction for shard 102518 on at least one active node', 'XX000')],
   ])('answers 503 SERVICE_UNAVAILABLE with Retry-After: 1 for %s, without the cause in the message', (_, cause) => {
     const error = toAppError(cause);
     expect(error.code).toBe('SERVICE_UNAVAILABLE');
@@ -39,5 +40,6 @@ describe('toAppError while the database is unreachable', () => {
   it('keeps other SQLSTATE classes that look alike as 500 (08 only as a whole class, not as a prefix of longer codes)', () => {
     expect(toAppError(raised('undefined column', '42703')).code).toBe('INTERNAL_SERVER_ERROR');
     expect(toAppError(raised('odd', '080000')).code).toBe('INTERNAL_SERVER_ERROR');
+    expect(toAppError(raised('could not open relation', 'XX000')).code).toBe('INTERNAL_SERVER_ERROR');
   });
 });
