@@ -48,6 +48,23 @@ describe('a database node\'s circuit breaker', () => {
     expect(lines().map((l) => l.msg)).toEqual([expect.stringContaining('is not answering'), expect.stringContaining('answers again')]);
   });
 
+  it('after a trial that timed out, lets the next request try at once (the node may have resumed meanwhile); after a refused one, waits openMs', async () => {
+    const { guard } = guardWith({ openMs: 300 });
+    for (let i = 0; i < 3; i += 1) await codeOf(guard.run('n', fail(statementTimeout)));
+    expect(await codeOf(guard.run('n', ok))).toBe('SERVICE_UNAVAILABLE');
+    await sleep(320);
+    expect(await codeOf(guard.run('n', fail(statementTimeout)))).toBe('57014');
+    expect(guard.report()[0]!.state).toBe('open');
+    // No wait: this request is the next trial, and the node answers again.
+    expect(await guard.run('n', ok)).toBe('ok');
+    expect(guard.report()[0]!.state).toBe('closed');
+
+    for (let i = 0; i < 3; i += 1) await codeOf(guard.run('n', fail(refused)));
+    await sleep(320);
+    expect(await codeOf(guard.run('n', fail(refused)))).toBe('ECONNREFUSED');
+    expect(await codeOf(guard.run('n', ok))).toBe('SERVICE_UNAVAILABLE');
+  });
+
   it('counts only the node\'s silence: bad input, conflicts and this process\'s own pool do not open it', async () => {
     const { guard } = guardWith({ failuresToOpen: 1 });
     await codeOf(guard.run('n', fail(() => new AppError('BAD_REQUEST', 'no'))));

@@ -159,10 +159,16 @@ export function createNodeGuard(settings: NodeGuardSettings, logger: Logger) {
       return;
     }
     s.failures += 1;
-    if (cause.code === QUERY_CANCELED || (typeof cause.message === 'string' && TIMED_OUT.test(cause.message))) s.timeouts += 1;
+    const timedOut = cause.code === QUERY_CANCELED || (typeof cause.message === 'string' && TIMED_OUT.test(cause.message));
+    if (timedOut) s.timeouts += 1;
     s.consecutiveFailures += 1;
-    if (trial || s.state === 'half-open') moveTo(s, 'open');
-    else if (s.consecutiveFailures >= settings.failuresToOpen) moveTo(s, 'open', { code: cause.code, message: cause.message });
+    if (trial || s.state === 'half-open') {
+      moveTo(s, 'open');
+      // A trial that timed out says the node was silent when it began, seconds ago, not that it
+      // is now: the next request is the next trial, so a hung node that resumes is served within
+      // one request instead of a trial's time plus openMs. A refusal is news: it waits out openMs.
+      if (timedOut) s.openedAt -= settings.openMs;
+    } else if (s.consecutiveFailures >= settings.failuresToOpen) moveTo(s, 'open', { code: cause.code, message: cause.message });
   }
 
   return {
