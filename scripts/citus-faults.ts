@@ -243,14 +243,15 @@ async function accountWrites(db: Db, creates: Create[]): Promise<string[]> {
 
 /** What the operator saw in the log: the node state changes, and nothing at error level. */
 function reportLog(logFile: string, cluster: FaultCluster): string[] {
-  const lines = readFileSync(logFile, 'utf8').split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { level: number; msg: string; status?: number; cause?: unknown });
+  const lines = readFileSync(logFile, 'utf8').split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { level: number; msg: string; status?: number; cause?: unknown; path?: string; err?: { code?: string; message?: string } });
   const stateChanges = lines.filter((l) => l.level === 40 && /^database node /.test(l.msg));
   const errors = lines.filter((l) => l.level >= 50);
   const retryable = lines.filter((l) => l.level === 40 && l.status === 503 && l.cause !== undefined);
   log(`log: ${stateChanges.length} node state lines (${stateChanges.map((l) => l.msg.split(':')[0]).join('; ')}), ${retryable.length} retryable 503s at warn with their cause, ${errors.length} at error level`);
   const failures: string[] = [];
   if (!stateChanges.some((l) => l.msg.includes(cluster.address(HIT_WORKER)))) failures.push(`no warn line named ${cluster.address(HIT_WORKER)}`);
-  if (errors.length > 0) failures.push(`${errors.length} error-level lines, the first: ${errors[0]!.msg}`);
+  // The cause's code and message say which failure the error classes do not know yet.
+  if (errors.length > 0) failures.push(`${errors.length} error-level lines, the first: ${errors[0]!.msg} (${errors[0]!.path ?? '-'}: ${errors[0]!.err?.code ?? 'no code'} ${errors[0]!.err?.message ?? ''})`);
   return failures;
 }
 
