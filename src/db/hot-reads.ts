@@ -90,41 +90,46 @@ export interface BoundStatement {
  * `CallValues.of` (tests/performance-contracts/compiled-page.property.test.ts holds the leads list's to it).
  * `db` only builds it (any pg knex will do). Named for preparing unless `named` is false (a
  * statement whose best plan depends on its values). Holds texts by shape, never a pool.
- * With `inText`, the call value at that index is written into the text as a literal (it must
- * be plain `[A-Za-z0-9_]` text) and the statement is named: a statement of that value's own,
- * whose cached plan PostgreSQL makes with that value's statistics.
+ * With `inText`, the call values at those indexes are written into the text as literals (each
+ * must be plain `[A-Za-z0-9_]` text) and the statement is named: a statement of those values' own,
+ * whose cached plan PostgreSQL makes with their statistics.
  */
 export function compiledPerShape<Args>(build: (db: Db, args: Args) => Knex.QueryBuilder | Knex.Raw, { named = true }: { named?: boolean } = {}) {
   const byShape = new Map<string, Compiled>();
-  return (db: Db, args: Args, values: CallValues, inText?: number): BoundStatement => {
-    const literal = inText === undefined ? undefined : values.values[inText];
-    if (literal !== undefined && !(typeof literal === 'string' && PLAIN_LITERAL.test(literal))) throw new Error('only plain text is written into a statement');
-    const shape = literal === undefined ? JSON.stringify(args) : `${JSON.stringify(args)}\u0000${literal}`;
+  return (db: Db, args: Args, values: CallValues, inText?: readonly number[]): BoundStatement => {
+    const literals = new Map<number, string>();
+    for (const index of inText ?? []) {
+      const literal = values.values[index];
+      if (!(typeof literal === 'string' && PLAIN_LITERAL.test(literal))) throw new Error('only plain text is written into a statement');
+      literals.set(index, literal);
+    }
+    const shape = literals.size === 0 ? JSON.stringify(args) : `${JSON.stringify(args)}\u0000${[...literals.values()].join('\u0000')}`;
     let compiled = byShape.get(shape);
     if (compiled === undefined) {
       compiled = compile(build(db, args), values.values.length);
-      if (inText !== undefined) compiled = withValueInText(compiled, inText, literal as string);
+      if (literals.size > 0) compiled = withValuesInText(compiled, literals);
       if (byShape.size < MAX_SHAPES) byShape.set(shape, compiled);
     }
     const bindings = compiled.bindings.map((b) => ('value' in b ? values.values[b.value] : b.constant));
-    return { sql: compiled.nativeSql, bindings, knexSql: compiled.sql, name: named || inText !== undefined ? compiled.name : undefined };
+    return { sql: compiled.nativeSql, bindings, knexSql: compiled.sql, name: named || literals.size > 0 ? compiled.name : undefined };
   };
 }
 
 /** Text a literal may hold as it is: ids (`org_...`), never a quote or a backslash. */
 const PLAIN_LITERAL = /^[A-Za-z0-9_]+$/;
 
-/** `compiled` with call value `index` written into its text as `'literal'`, the other placeholders renumbered. */
-function withValueInText(compiled: Compiled, index: number, literal: string): Compiled {
-  // Each placeholder's number after the rewrite, in the order of the bindings; null: the literal.
-  const numbers: (number | null)[] = [];
+/** `compiled` with each call value of `literals` written into its text as `'literal'`, the other placeholders renumbered. */
+function withValuesInText(compiled: Compiled, literals: ReadonlyMap<number, string>): Compiled {
+  // Each placeholder's number after the rewrite, in the order of the bindings; a string: its literal.
+  const numbers: (number | string)[] = [];
   let kept = 0;
-  for (const b of compiled.bindings) numbers.push('value' in b && b.value === index ? null : ++kept);
+  for (const b of compiled.bindings) numbers.push('value' in b && literals.has(b.value) ? literals.get(b.value)! : ++kept);
   const rewrite = (sql: string, placeholder: RegExp, as: (n: number) => string) => {
     let seen = 0;
     const out = sql.replace(placeholder, () => {
       const n = numbers[seen++];
-      return n === null || n === undefined ? `'${literal}'` : as(n);
+      if (n === undefined) throw new Error('a statement\'s placeholders and its bindings disagree');
+      return typeof n === 'string' ? `'${n}'` : as(n);
     });
     if (seen !== numbers.length) throw new Error('a statement\'s placeholders and its bindings disagree');
     return out;
@@ -134,7 +139,7 @@ function withValueInText(compiled: Compiled, index: number, literal: string): Co
   return {
     sql: rewrite(compiled.sql, /\?/g, () => '?'),
     nativeSql,
-    bindings: compiled.bindings.filter((_, i) => numbers[i] !== null),
+    bindings: compiled.bindings.filter((_, i) => typeof numbers[i] === 'number'),
     name: statementNameOf(nativeSql),
   };
 }

@@ -27,6 +27,8 @@ describe('GET /api/v1/leads in a workspace with statements of its own', () => {
   it.each([
     ['no filter', 'pageSize=50'],
     ['status', 'status=CONTACTED&pageSize=50'],
+    // A status is written into its statement's text too: another status is another statement.
+    ['another status', 'status=QUALIFIED&pageSize=50'],
     ['assignedToId', () => `assignedToId=${member}&pageSize=50`],
     ['unassigned', 'assignedToId=unassigned&pageSize=50'],
   ])('answers the same first page and cursor page (%s) on every call, before and after the workspace is known', async (_label, query) => {

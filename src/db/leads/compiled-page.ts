@@ -6,9 +6,10 @@ import { pageStatement, type PageArgs } from './page-statement';
 // workspace as a parameter cannot see: among many small workspaces, PostgreSQL's generic plan of a
 // shared named statement read and sorted a large workspace's every lead
 // (tests/performance-contracts/leads-list-plans.test.ts). So a page is planned on
-// every call (unnamed), except in the workspaces `ownStatements` admits: there the workspace's id
-// is written into the text and the statement named, so PostgreSQL keeps a plan made with that
-// workspace's own statistics, per connection. What it buys: planning a first page cost about as
+// every call (unnamed), except in the workspaces `ownStatements` admits: there the workspace's id,
+// and the status filter's value, are written into the text and the statement named, so PostgreSQL
+// keeps a plan made with that workspace's (and status's) own statistics, per connection; a status
+// as a parameter got the generic plan of an average status. What it buys: planning a first page cost about as
 // much of PostgreSQL's CPU as running it (docs/performance.md). To remove it, drop `ownStatements`
 // and `inText` below and `noteListed` from list.ts.
 const compiledPage = compiledPerShape(pageStatement, { named: false });
@@ -64,6 +65,8 @@ export function compiledPageStatement(db: Db, { orgId, filters, position, as, wi
     as,
     withTotal,
   };
-  // Value 0 is the workspace's id; a transaction runs the knex form, planned on every call.
-  return compiledPage(db, shaped, values, ownStatements.has(orgId) && !db.isTransaction ? 0 : undefined);
+  // Value 0 is the workspace's id, 1 the status when there is one; a transaction runs the knex
+  // form, planned on every call.
+  const own = ownStatements.has(orgId) && !db.isTransaction;
+  return compiledPage(db, shaped, values, own ? (status === undefined ? [0] : [0, 1]) : undefined);
 }
