@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { openBenchDatabase, ensureWorkspace, createBenchKey, sampleOf, DEFAULT_BENCH_URL, type BenchWorkspace, writesWorkspaceId, postgresVersion } from './lib/dataset';
 import { withServer, buildService, runCannon, sampleRss, serviceEnv, serviceArgs, BENCH_POOL_MAX } from './lib/processes';
 import { walk, supportsCursor, type WalkResult } from './lib/walk';
@@ -13,6 +14,8 @@ const PLAN = quick
 /** Below what the ceiling and ours both answer at 50 connections here. */
 const FIXED_RATE = 800;
 const url = process.env.BENCH_DATABASE_URL ?? DEFAULT_BENCH_URL;
+/** The checkout whose service is measured as ours (default: this one), as in bench:writes. */
+const serviceDir = resolve(process.env.BENCH_SERVICE_DIR ?? resolve(__dirname, '..'));
 const rows: Row[] = [];
 
 async function measure(name: string, job: Omit<CannonJob, 'warmupSeconds' | 'seconds'>, tail: Row['tail'] = 'p99', serverPid?: number) {
@@ -82,7 +85,7 @@ async function main(): Promise<void> {
   let rssMb = 0;
   let ours = { getById: ceiling, create: insertCeiling };
   let oursAtRate = undefined as Awaited<ReturnType<typeof measure>> | undefined;
-  await withServer('ours', serviceArgs(buildService()), oursEnv, async (s) => {
+  await withServer('ours', serviceArgs(buildService(serviceDir)), oursEnv, async (s) => {
     const rss = sampleRss(s.pid);
     const getByIdUrl = rpcGet(s.baseUrl, 'leads.getById', { id: sample.leadId });
     const getById = await measure('ours: GET rpc leads.getById', { url: getByIdUrl, headers: auth, connections: c }, 'p99', s.pid);
