@@ -44,6 +44,21 @@ window.ui = SwaggerUIBundle({
   showExtensions: true,
   // Keys stay in memory: never written to localStorage by the page.
   persistAuthorization: false,
-  plugins: [function () { return { fn: { opsFilter: opsFilter } }; }],
+  plugins: [
+    function () { return { fn: { opsFilter: opsFilter } }; },
+    // A read's input is a string whose content is JSON (contentMediaType): Swagger UI takes any
+    // string with a media type for a file to upload; this one is typed in, as JSON text.
+    function () {
+      return {
+        afterLoad: function () {
+          var fileUpload = this.fn.isFileUploadIntended;
+          this.fn.isFileUploadIntended = function (schema, mediaType) {
+            var media = schema && (schema.get ? schema.get('contentMediaType') : schema.contentMediaType);
+            return media === 'application/json' ? false : fileUpload(schema, mediaType);
+          };
+        },
+      };
+    },
+  ],
 });
 `;

@@ -13,6 +13,13 @@ import { eventUnionSchema, eventWebhooks } from './event-webhooks';
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';
 
+/**
+ * Where the document says the service is: replaced, as served, by the origin it was fetched from
+ * (docs-route.ts), so a generated client's default base URL is this service, not `/`, which only a
+ * browser on the same origin can use.
+ */
+export const SERVER_URL_PLACEHOLDER = 'https://service.invalid';
+
 const DESCRIPTION = `The workspace's data and actions over HTTP.
 
 - **Action endpoints** \`${RPC_PATH_PREFIX}/<router>.<procedure>\`: reads are GET with the input in the \`input\` query parameter, writes are POST with a JSON body; both wrap the input as \`{"json": <input>}\` and answer \`{"result":{"data":{"json": <output>, "meta"?: ...}}}\` (the tRPC wire format with the superjson transformer, so Dates round-trip).
@@ -73,7 +80,7 @@ export function buildOpenApiDocument(registry: Registry, subscriptions: Subscrip
     // The contract's version is the path's `/api/v1`; changes within it are additive (docs/versioning.md).
     // OpenAPI 3.1 needs an SPDX identifier or a URL: a proprietary licence is a LicenseRef- expression.
     info: { title: 'Workspace API', version: 'v1', description: DESCRIPTION, license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' } },
-    servers: [{ url: '/', description: 'This service' }],
+    servers: [{ url: SERVER_URL_PLACEHOLDER, description: 'This service: the address this document was fetched from' }],
     tags: [...new Set([...[...exposed, ...streamed].map((p) => p.name.split('.')[0]!), 'leads'])].map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? name })),
     security: [{ bearerAuth: [] }],
     paths,

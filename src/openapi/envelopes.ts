@@ -3,8 +3,18 @@ import type { JsonSchema } from './json-schema';
 
 export const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 
+/** One value's type as superjson names it: `["Date"]` or `["undefined"]`, the only ones this API's inputs and outputs hold. */
+const TYPE_ANNOTATION: JsonSchema = { type: 'array', items: { type: 'string' } };
+
 const SUPERJSON_META: JsonSchema = {
   type: 'object',
+  properties: {
+    values: {
+      description: "Each non-JSON value's type: by path (`{\"createdAt\":[\"Date\"]}`), or, when `json` itself is one, its type (`[\"Date\"]`).",
+      anyOf: [{ type: 'object', additionalProperties: TYPE_ANNOTATION }, TYPE_ANNOTATION],
+    },
+    v: { type: 'integer', description: "superjson's format version (1), which superjson 2.2 and later write." },
+  },
   description:
     'superjson metadata: which values of `json` are not plain JSON. `values` maps the path of each (dot-separated, ' +
     'array indexes as numbers) to its type, e.g. `{"values":{"createdAt":["Date"],"data.0.nextCallAt":["Date"]}}`: ' +
@@ -29,6 +39,24 @@ export function requestEnvelope(input: JsonSchema, inputOptional = false): JsonS
     // `json: null` is `undefined` only as `meta` says so.
     if: { properties: { json: { type: 'null' } }, required: ['json'] },
     then: { properties: { meta }, required: ['meta'] },
+  };
+}
+
+/**
+ * A read's (or a subscription's) `input` query parameter: the request envelope as JSON text. A
+ * string parameter with `contentMediaType` and the envelope as its `contentSchema` (OpenAPI 3.1),
+ * rather than `content: application/json`: generators serialise a `content` parameter as a form
+ * object (hey-api refuses the nesting, orval sends `[object Object]`), while a string is sent as
+ * given, URL-encoded; the envelope's component schemas stay in the document to type it.
+ */
+export function inputQueryParameter(input: JsonSchema, inputOptional: boolean): Record<string, unknown> {
+  return {
+    name: 'input',
+    in: 'query',
+    required: !inputOptional,
+    description: `The input as JSON text \`{"json": <input>}\` (URL-encoded in the query)${inputOptional ? '; may be left out' : ''}.`,
+    schema: { type: 'string', contentMediaType: 'application/json', contentSchema: requestEnvelope(input, inputOptional) },
+    ...(inputOptional ? { example: '{"json":{}}' } : {}),
   };
 }
 

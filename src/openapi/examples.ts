@@ -19,8 +19,9 @@ export function withExamples<
     const rpc = path.startsWith(`${RPC_PATH_PREFIX}/`);
     for (const operation of Object.values(item)) {
       for (const parameter of (operation.parameters ?? []) as Operation[]) {
-        const media = parameter.content?.['application/json'];
-        if (media && media.example === undefined) media.example = sample(media.schema);
+        // An `input` parameter's example is JSON text, as the query carries it.
+        const envelope = parameter.schema?.contentSchema;
+        if (envelope && parameter.example === undefined) parameter.example = JSON.stringify(sample(envelope));
         if (parameter.schema && parameter.example === undefined && parameter.in === 'path') parameter.example = sample(parameter.schema);
       }
       const body = operation.requestBody?.content?.['application/json'];

@@ -1,6 +1,6 @@
 import type { AnyProcedure } from '../rpc/registry';
 import { acceptsNoInput } from './json-schema';
-import { ref, requestEnvelope, successEnvelope } from './envelopes';
+import { inputQueryParameter, ref, requestEnvelope, successEnvelope } from './envelopes';
 import { rpcErrorResponses } from './errors';
 import { IDEMPOTENCY_KEY_PARAMETER, IDEMPOTENT_REPLAYED_HEADER } from './idempotency';
 
@@ -28,7 +28,6 @@ function describe(procedure: AnyProcedure): string {
  */
 export function procedureOperation(procedure: AnyProcedure, links?: Record<string, unknown>): Record<string, unknown> {
   const optional = acceptsNoInput(procedure.input);
-  const envelope = requestEnvelope(ref(inputSchemaName(procedure)), optional);
   const operation: Record<string, unknown> = {
     operationId: procedure.name,
     summary: procedure.description,
@@ -47,17 +46,9 @@ export function procedureOperation(procedure: AnyProcedure, links?: Record<strin
     },
   };
   if (procedure.method === 'GET') {
-    operation.parameters = [
-      {
-        name: 'input',
-        in: 'query',
-        required: !optional,
-        description: `The input as URL-encoded JSON \`{"json": <input>}\`${optional ? '; may be left out' : ''}.`,
-        content: { 'application/json': { schema: envelope, ...(optional ? { example: { json: {} } } : {}) } },
-      },
-    ];
+    operation.parameters = [inputQueryParameter(ref(inputSchemaName(procedure)), optional)];
   } else {
-    operation.requestBody = { required: true, content: { 'application/json': { schema: envelope } } };
+    operation.requestBody = { required: true, content: { 'application/json': { schema: requestEnvelope(ref(inputSchemaName(procedure)), optional) } } };
     operation.parameters = [IDEMPOTENCY_KEY_PARAMETER];
   }
   if (procedure.deprecated) {

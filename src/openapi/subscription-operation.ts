@@ -1,6 +1,6 @@
 import type { AnySubscription } from '../rpc/registry';
 import { acceptsNoInput, type JsonSchema } from './json-schema';
-import { ref, requestEnvelope } from './envelopes';
+import { inputQueryParameter, ref } from './envelopes';
 import { rpcErrorResponses } from './errors';
 import { inputSchemaName, outputSchemaName } from './procedure-operation';
 
@@ -85,13 +85,7 @@ export function subscriptionOperation(subscription: AnySubscription): Record<str
     security: [{ bearerAuth: [subscription.scope] }, { streamToken: [subscription.scope] }],
     'x-required-scope': subscription.scope,
     parameters: [
-      {
-        name: 'input',
-        in: 'query',
-        required: !optional,
-        description: `The input as URL-encoded JSON \`{"json": <input>}\`${optional ? '; may be left out' : ''}.`,
-        content: { 'application/json': { schema: requestEnvelope(ref(inputSchemaName(subscription)), optional), ...(optional ? { example: { json: {} } } : {}) } },
-      },
+      inputQueryParameter(ref(inputSchemaName(subscription)), optional),
       ...(subscription.tracked ? [LAST_EVENT_ID_PARAMETER] : []),
     ],
     responses: {

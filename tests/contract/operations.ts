@@ -101,12 +101,17 @@ export interface WireResponse {
 type Arbitraries = ReturnType<typeof createArbitraries>;
 const isJsonMedia = (mediaType: string) => /^application\/([\w.+-]*\+)?json$/i.test(mediaType);
 
-/** The parameter's schema, and whether its value travels as JSON text (`content`) or as plain text (`schema`). */
+/**
+ * The parameter's schema, and whether its value travels as JSON text (`content`, or a string
+ * whose `contentMediaType` is JSON: its `contentSchema` describes the parsed value) or as plain text.
+ */
 function parameterSchema(parameter: Schema): { schema: unknown; json: boolean } {
   if (parameter.content) {
     const [mediaType, media] = Object.entries(parameter.content as Record<string, Schema>)[0]!;
     return { schema: media.schema ?? true, json: isJsonMedia(mediaType) };
   }
+  const schema = parameter.schema as Schema | undefined;
+  if (schema?.contentSchema && isJsonMedia(String(schema.contentMediaType ?? ''))) return { schema: schema.contentSchema, json: true };
   return { schema: parameter.schema ?? true, json: false };
 }
 

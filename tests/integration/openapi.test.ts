@@ -92,6 +92,14 @@ describe('GET /api/v1/openapi.json', () => {
     expect((await request(ctx.app).get('/api/v1/openapi.json').set('Authorization', 'Bearer not-a-key')).status).toBe(200);
   });
 
+  it('names as its server the address it was fetched from (a generated client\'s default), or / for a Host that is not one', async () => {
+    const at = async (host: string) => (await request(ctx.app).get('/api/v1/openapi.json').set('Host', host)).body.servers;
+    expect(await at('api.example.com:8443')).toEqual([{ url: 'http://api.example.com:8443', description: expect.any(String) }]);
+    expect(await at('[::1]:3000')).toEqual([expect.objectContaining({ url: 'http://[::1]:3000' })]);
+    expect(await at('evil.example/"x')).toEqual([expect.objectContaining({ url: '/' })]);
+    expect((await request(ctx.app).get('/api/v1/openapi.json')).headers.vary).toMatch(/\bHost\b/);
+  });
+
   it('is a valid OpenAPI 3.1 document, and the validator does refuse a broken one', async () => {
     expect(await validateWithCli(doc)).toEqual({ valid: true });
     const broken = { ...doc, paths: { ...doc.paths, '/x': { get: { responses: { '200': { content: {} } } } } } };
@@ -138,7 +146,7 @@ describe('GET /api/v1/openapi.json', () => {
       expect(events.map((e: { title: string }) => e.title)).toEqual(['connected', 'value', 'ping', 'return', 'serialized-error']);
       expect(events[1].properties.data.contentSchema.properties.json).toEqual({ $ref: `#/components/schemas/${name}.output` });
       expect([name, 'id' in events[1].properties]).toEqual([name, subscription.tracked]);
-      const example = op.parameters[0].content['application/json'].example;
+      const example = JSON.parse(op.parameters[0].example);
       expect([name, check(`${name}.input`, example.json)]).toEqual([name, []]);
     }
     // A value is what the matching read answers: the typed Event, the stats of dashboard.getLeadStats.
@@ -173,15 +181,17 @@ describe('GET /api/v1/openapi.json', () => {
     expect(JSON.stringify(doc.components.schemas['events.getAll.output'])).toContain('"$ref":"#/components/schemas/Event"');
   });
 
-  it('describes a read by its input query parameter and a write by its body, both in the envelope', () => {
+  it('describes a read by its input query parameter (the envelope as JSON text) and a write by its body, both in the envelope', () => {
     const read = doc.paths['/api/v1/rpc/leads.getById']!.get;
+    // A string whose content is JSON (OpenAPI 3.1), not `content: application/json`: generators send a string as it is.
     expect(read.parameters).toEqual([
       expect.objectContaining({
         name: 'input', in: 'query', required: true,
-        content: { 'application/json': { schema: expect.objectContaining({ required: ['json'] }), example: { json: { id: 'lead_3kTMd9VbX2qLr7NwY5pHcZ' } } } },
+        schema: { type: 'string', contentMediaType: 'application/json', contentSchema: expect.objectContaining({ required: ['json'] }) },
+        example: '{"json":{"id":"lead_3kTMd9VbX2qLr7NwY5pHcZ"}}',
       }),
     ]);
-    expect(read.parameters[0].content['application/json'].schema.properties.json).toEqual({ $ref: '#/components/schemas/leads.getById.input' });
+    expect(read.parameters[0].schema.contentSchema.properties.json).toEqual({ $ref: '#/components/schemas/leads.getById.input' });
     expect(doc.components.schemas['leads.getById.input']).toMatchObject({ type: 'object', required: ['id'], additionalProperties: false });
     expect(doc.paths['/api/v1/rpc/leads.getAll']!.get.parameters[0].required).toBe(false);
 
@@ -203,7 +213,7 @@ describe('GET /api/v1/openapi.json', () => {
       const media = op.responses['200'].content['application/json'];
       expect([name, media.schema.properties.result.properties.data.properties.json.$ref]).toEqual([name, `#/components/schemas/${name}.output`]);
       expect([name, check.answer(path, method.toLowerCase(), 200, media.example)]).toEqual([name, []]);
-      const input = method === 'GET' ? op.parameters[0].content['application/json'].example : op.requestBody.content['application/json'].example;
+      const input = method === 'GET' ? JSON.parse(op.parameters[0].example) : op.requestBody.content['application/json'].example;
       expect([name, check(`${name}.input`, input.json)]).toEqual([name, []]);
     }
     // Examples are declared on the schemas: realistic values, never text drawn from a pattern.
@@ -214,6 +224,8 @@ describe('GET /api/v1/openapi.json', () => {
     expect(lead.meta.values).toMatchObject({ createdAt: ['Date'], updatedAt: ['Date'] });
     expect(new Date(lead.json.createdAt).toISOString()).toBe(lead.json.createdAt);
     expect(doc.components.schemas.SuperjsonMeta.description).toContain('["Date"]');
+    expect(check('SuperjsonMeta', lead.meta)).toEqual([]);
+    expect(check('SuperjsonMeta', { values: { createdAt: 'Date' } })).not.toEqual([]);
   });
 
   it('states the constraints the server enforces: formats, code lists, patterns and mutually exclusive fields', () => {
@@ -224,6 +236,10 @@ describe('GET /api/v1/openapi.json', () => {
     expect(json(schemas['invoices.create.input'])).toContain('"GBP"');
     expect(json(schemas['invoices.create.input'])).toMatch(/"enum":\["[A-Z]{3}"/);
     expect(json(schemas['dashboard.getLeadStats.input'].properties.timeZone)).toContain('"pattern"');
+    // What PostgreSQL's text cannot store, as one pattern of a typed string; a required text's also says non-blank.
+    expect(schemas['leads.update.input'].properties.notes.anyOf[0]).toMatchObject({ type: 'string', pattern: '^[^\\u0000\\uD800-\\uDFFF]*$' });
+    expect(schemas['leads.create.input'].properties.name).toMatchObject({ type: 'string', pattern: expect.stringContaining('[^\\s\\u0000\\uD800-\\uDFFF]') });
+    expect(json(schemas)).not.toContain('"allOf"');
   });
 
   it('links each create to the reads, updates and deletes of what it created', () => {

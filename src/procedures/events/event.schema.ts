@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { EVENT_TYPES, type EventType } from '../../events/event-types';
-import { idOutput, pageOutput, timestampOutput } from '../shared/output-fields';
+import { idOutput, pageOutput, paginationOutput, timestampOutput } from '../shared/output-fields';
 
 const eventTypeOutput = z.enum(EVENT_TYPES as [EventType, ...EventType[]]).meta({ examples: ['invoice.paid'] });
 
@@ -84,9 +84,9 @@ const catchUpPaginationOutput = z
   .meta({ description: 'Where a catch-up walk stands.' });
 
 /** events.getAll: a numbered page, newest first, or (with `after`) the events after one, oldest first. */
-export const eventsPageOutput = z
-  .union([
-    pageOutput(eventOutput),
-    z.strictObject({ data: z.array(eventOutput), pagination: catchUpPaginationOutput }),
-  ])
-  .meta({ description: 'A page of events (page mode) or the events after a given one (catch-up mode).' });
+export const eventsPageOutput = pageOutput(
+  eventOutput,
+  // The union is the field that varies, not the whole page: generators type `data` (and revive its
+  // dates) once, whichever mode answered.
+  z.union([paginationOutput, catchUpPaginationOutput]).meta({ description: 'Where the page stands: numbered (page mode) or a catch-up walk (with `after`).' }),
+).meta({ description: 'A page of events (page mode) or the events after a given one (catch-up mode).' });

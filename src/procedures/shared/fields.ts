@@ -42,16 +42,21 @@ export function documented<T extends z.ZodType>(schema: T, docs: FieldDocs | und
 
 const examplesOf = (example: unknown): FieldDocs | undefined => (example === undefined ? undefined : { examples: [example] });
 
-/** PostgreSQL's `text` refuses the NUL character: refused here with a 400 rather than a 500 there. */
-const NO_NUL = /^[^\u0000]*$/;
-/** An unpaired UTF-16 surrogate (from a JSON `"\ud800"` escape) would be stored as U+FFFD, silently changed. */
-const WELL_FORMED = /^[^\uD800-\uDFFF]*$/u;
+/**
+ * What PostgreSQL's `text` stores as given: no NUL character (refused there: a 400 here rather than
+ * a 500), and no unpaired UTF-16 surrogate (from a JSON `"\ud800"` escape, stored as U+FFFD,
+ * silently changed; with the `u` flag a pair is one character and passes). One pattern, so the
+ * document states it as one `pattern` of a typed string, which generators type as a string.
+ */
+const STORABLE = /^[^\u0000\uD800-\uDFFF]*$/u;
+/** STORABLE with at least one character that is not white space: a required text's pattern. */
+const STORABLE_NOT_BLANK = '^[^\\u0000\\uD800-\\uDFFF]*[^\\s\\u0000\\uD800-\\uDFFF][^\\u0000\\uD800-\\uDFFF]*$';
 const NUL_MESSAGE = 'expected text without the NUL character (\\u0000)';
 const SURROGATE_MESSAGE = 'expected well-formed Unicode text (no unpaired surrogates)';
 
 /** `schema` refusing what PostgreSQL's `text` cannot store as given (for a string field built outside this module). */
 export function storable(schema: z.ZodString): z.ZodString {
-  return schema.regex(NO_NUL, NUL_MESSAGE).regex(WELL_FORMED, SURROGATE_MESSAGE);
+  return schema.regex(STORABLE, { error: (issue) => (String(issue.input).includes('\u0000') ? NUL_MESSAGE : SURROGATE_MESSAGE) });
 }
 
 /** A string schema's `error`: every issue worded around `what` (`too_big` measured against `longest`). */
@@ -69,8 +74,8 @@ export function text(maxLength: number, options: { min?: number; what?: string; 
 /** A required, non-blank string, trimmed. */
 export function requiredText(maxLength: number, options: { example?: string } = {}) {
   const what = `non-blank text of at most ${maxLength} characters`;
-  // `\S`: JSON Schema's way to say non-blank (the text is trimmed before its length is checked).
-  return withKind('text', documented(storable(z.string({ error: words(what) }).trim().min(1).max(maxLength)), { pattern: '\\S', ...examplesOf(options.example) }));
+  // Non-blank in JSON Schema's words (the text is trimmed before its length is checked), and storable.
+  return withKind('text', documented(storable(z.string({ error: words(what) }).trim().min(1).max(maxLength)), { pattern: STORABLE_NOT_BLANK, ...examplesOf(options.example) }));
 }
 
 const ID_NOUNS: Record<IdPrefix, string> = {

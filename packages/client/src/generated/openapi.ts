@@ -1591,7 +1591,14 @@ export interface webhooks {
 export interface components {
     schemas: {
         /** @description superjson metadata: which values of `json` are not plain JSON. `values` maps the path of each (dot-separated, array indexes as numbers) to its type, e.g. `{"values":{"createdAt":["Date"],"data.0.nextCallAt":["Date"]}}`: the string at that path is an ISO 8601 date-time that a superjson client (the official tRPC client with `transformer: superjson`) revives as a Date. Absent when `json` holds no Date. Plain-JSON callers may ignore it in answers and leave it out of inputs, sending Dates as ISO 8601 strings with a time zone. In an input it must describe `json` exactly as `superjson.serialize` writes it (a 400 otherwise): JSON Schema cannot say so. */
-        SuperjsonMeta: Record<string, never>;
+        SuperjsonMeta: {
+            /** @description Each non-JSON value's type: by path (`{"createdAt":["Date"]}`), or, when `json` itself is one, its type (`["Date"]`). */
+            values?: {
+                [key: string]: string[];
+            } | string[];
+            /** @description superjson's format version (1), which superjson 2.2 and later write. */
+            v?: number;
+        };
         RpcError: {
             error: {
                 json: {
@@ -3126,11 +3133,8 @@ export interface components {
         /** @description A page of events (page mode) or the events after a given one (catch-up mode). */
         "events.getAll.output": {
             data: components["schemas"]["Event"][];
-            pagination: components["schemas"]["Pagination"];
-        } | {
-            data: components["schemas"]["Event"][];
-            /** @description Where a catch-up walk stands. */
-            pagination: {
+            /** @description Where the page stands: numbered (page mode) or a catch-up walk (with `after`). */
+            pagination: components["schemas"]["Pagination"] | {
                 page: null;
                 /** @example 50 */
                 pageSize: number;
@@ -3312,55 +3316,55 @@ export interface components {
             /** @enum {string} */
             status?: "NOT_CONTACTED" | "CONTACTED" | "QUALIFIED" | "CONVERTED" | "LOST" | "NO_ANSWER" | "BUSY" | "SWITCHED_OFF" | "OUT_OF_SERVICE" | "WRONG_NUMBER";
             /** @example Acme */
-            search?: string & (unknown & unknown);
+            search?: string;
             /** @example mem_3kTMd9VbX2qLr7NwY5pHcZ */
-            assignedToId?: string & (unknown & unknown);
-            cursor?: string & (unknown & unknown);
+            assignedToId?: string;
+            cursor?: string;
             page?: number;
             pageSize?: number;
         };
         "leads.getById.input": {
             /** @example lead_3kTMd9VbX2qLr7NwY5pHcZ */
-            id: string & (unknown & unknown);
+            id: string;
         };
         "leads.create.input": {
             /** @example Ana Souza */
-            name: string & (unknown & unknown);
+            name: string;
             /**
              * Format: phone
              * @description E.164, or the national format of the workspace's region; answered in E.164.
              * @example +447400123456
              */
-            phone: string & (unknown & unknown);
+            phone: string;
             /**
              * Format: email
              * @example ana@example.com
              */
             email?: string;
-            phones?: (string & (unknown & unknown))[];
+            phones?: string[];
             emails?: string[];
-            company?: (string & (unknown & unknown)) | null;
-            source?: (string & (unknown & unknown)) | null;
-            notes?: (string & (unknown & unknown)) | null;
+            company?: string | null;
+            source?: string | null;
+            notes?: string | null;
             /** @enum {string} */
             status?: "NOT_CONTACTED" | "CONTACTED" | "QUALIFIED" | "LOST" | "NO_ANSWER" | "BUSY" | "SWITCHED_OFF" | "OUT_OF_SERVICE" | "WRONG_NUMBER";
             nextCallAt?: (Date | string) | null;
-            assignedToId?: (string & (unknown & unknown)) | null;
+            assignedToId?: string | null;
         };
         "leads.update.input": {
             /** @example lead_3kTMd9VbX2qLr7NwY5pHcZ */
-            id: string & (unknown & unknown);
+            id: string;
             /** @example Ana Souza */
-            name?: string & (unknown & unknown);
-            phones?: (string & (unknown & unknown))[];
+            name?: string;
+            phones?: string[];
             emails?: string[];
-            company?: (string & (unknown & unknown)) | null;
-            source?: (string & (unknown & unknown)) | null;
-            notes?: (string & (unknown & unknown)) | null;
+            company?: string | null;
+            source?: string | null;
+            notes?: string | null;
             /** @enum {string} */
             status?: "NOT_CONTACTED" | "CONTACTED" | "QUALIFIED" | "CONVERTED" | "LOST" | "NO_ANSWER" | "BUSY" | "SWITCHED_OFF" | "OUT_OF_SERVICE" | "WRONG_NUMBER";
             nextCallAt?: (Date | string) | null;
-            assignedToId?: (string & (unknown & unknown)) | null;
+            assignedToId?: string | null;
             /**
              * Format: date-time
              * @example 2026-12-03T10:00:00Z
@@ -3369,30 +3373,30 @@ export interface components {
         };
         "leads.delete.input": {
             /** @example lead_3kTMd9VbX2qLr7NwY5pHcZ */
-            id: string & (unknown & unknown);
+            id: string;
         };
         "leads.assign.input": {
             /** @example lead_3kTMd9VbX2qLr7NwY5pHcZ */
-            id: string & (unknown & unknown);
-            assignedToId: (string & (unknown & unknown)) | null;
+            id: string;
+            assignedToId: string | null;
         };
         "leads.logCall.input": {
             /** @example lead_3kTMd9VbX2qLr7NwY5pHcZ */
-            id: string & (unknown & unknown);
+            id: string;
             /** @enum {string} */
             outcome: "CONTACTED" | "NO_ANSWER" | "BUSY" | "SWITCHED_OFF" | "OUT_OF_SERVICE" | "WRONG_NUMBER";
-            notes?: (string & (unknown & unknown)) | null;
+            notes?: string | null;
             nextCallAt?: (Date | string) | null;
         };
         "leads.convert.input": {
             /** @example lead_3kTMd9VbX2qLr7NwY5pHcZ */
-            id: string & (unknown & unknown);
+            id: string;
             /** @example cli_3kTMd9VbX2qLr7NwY5pHcZ */
-            clientId?: string & (unknown & unknown);
+            clientId?: string;
         };
         "leads.getCalls.input": {
             /** @example lead_3kTMd9VbX2qLr7NwY5pHcZ */
-            id: string & (unknown & unknown);
+            id: string;
             /** @default 1 */
             page: number;
             pageSize?: number;
@@ -3400,30 +3404,30 @@ export interface components {
         /** @default {} */
         "contacts.getAll.input": {
             /** @example Ana */
-            search?: string & (unknown & unknown);
+            search?: string;
             /** @default 1 */
             page: number;
             pageSize?: number;
         };
         "contacts.getById.input": {
             /** @example con_3kTMd9VbX2qLr7NwY5pHcZ */
-            id: string & (unknown & unknown);
+            id: string;
         };
         "contacts.create.input": {
             /** @example Ana Souza */
-            name: string & (unknown & unknown);
-            phones?: (string & (unknown & unknown))[];
+            name: string;
+            phones?: string[];
             emails?: string[];
-            company?: (string & (unknown & unknown)) | null;
+            company?: string | null;
         };
         "contacts.update.input": {
             /** @example con_3kTMd9VbX2qLr7NwY5pHcZ */
-            id: string & (unknown & unknown);
+            id: string;
             /** @example Ana Souza */
-            name?: string & (unknown & unknown);
-            phones?: (string & (unknown & unknown))[];
+            name?: string;
+            phones?: string[];
             emails?: string[];
-            company?: (string & (unknown & unknown)) | null;
+            company?: string | null;
             /**
              * Format: date-time
              * @example 2026-12-03T10:00:00Z
@@ -3432,39 +3436,39 @@ export interface components {
         };
         "contacts.delete.input": {
             /** @example con_3kTMd9VbX2qLr7NwY5pHcZ */
-            id: string & (unknown & unknown);
+            id: string;
         };
         /** @default {} */
         "clients.getAll.input": {
             /** @example Acme */
-            search?: string & (unknown & unknown);
+            search?: string;
             /** @default 1 */
             page: number;
             pageSize?: number;
         };
         "clients.getById.input": {
             /** @example cli_3kTMd9VbX2qLr7NwY5pHcZ */
-            id: string & (unknown & unknown);
+            id: string;
         };
         "clients.create.input": {
             /** @example Ana Souza */
-            name: string & (unknown & unknown);
-            contactId?: (string & (unknown & unknown)) | null;
-            company?: (string & (unknown & unknown)) | null;
+            name: string;
+            contactId?: string | null;
+            company?: string | null;
             email?: string | null;
-            phone?: (string & (unknown & unknown)) | null;
-            notes?: (string & (unknown & unknown)) | null;
+            phone?: string | null;
+            notes?: string | null;
         };
         "clients.update.input": {
             /** @example cli_3kTMd9VbX2qLr7NwY5pHcZ */
-            id: string & (unknown & unknown);
+            id: string;
             /** @example Ana Souza */
-            name?: string & (unknown & unknown);
-            contactId?: (string & (unknown & unknown)) | null;
-            company?: (string & (unknown & unknown)) | null;
+            name?: string;
+            contactId?: string | null;
+            company?: string | null;
             email?: string | null;
-            phone?: (string & (unknown & unknown)) | null;
-            notes?: (string & (unknown & unknown)) | null;
+            phone?: string | null;
+            notes?: string | null;
             /**
              * Format: date-time
              * @example 2026-12-03T10:00:00Z
@@ -3473,18 +3477,18 @@ export interface components {
         };
         "clients.delete.input": {
             /** @example cli_3kTMd9VbX2qLr7NwY5pHcZ */
-            id: string & (unknown & unknown);
+            id: string;
         };
         /** @default {} */
         "tasks.getAll.input": {
             /** @enum {string} */
             status?: "OPEN" | "DONE";
             /** @example mem_3kTMd9VbX2qLr7NwY5pHcZ */
-            assignedToId?: string & (unknown & unknown);
+            assignedToId?: string;
             /** @example lead_3kTMd9VbX2qLr7NwY5pHcZ */
-            leadId?: string & (unknown & unknown);
+            leadId?: string;
             /** @example cli_3kTMd9VbX2qLr7NwY5pHcZ */
-            clientId?: string & (unknown & unknown);
+            clientId?: string;
             /**
              * Format: date-time
              * @example 2026-12-03T10:00:00Z
@@ -3501,27 +3505,27 @@ export interface components {
         };
         "tasks.getById.input": {
             /** @example task_3kTMd9VbX2qLr7NwY5pHcZ */
-            id: string & (unknown & unknown);
+            id: string;
         };
         "tasks.create.input": {
             /** @example Call Ana Souza about the renewal */
-            title: string & (unknown & unknown);
-            description?: (string & (unknown & unknown)) | null;
+            title: string;
+            description?: string | null;
             dueAt?: (Date | string) | null;
-            leadId?: (string & (unknown & unknown)) | null;
-            clientId?: (string & (unknown & unknown)) | null;
-            assignedToId?: (string & (unknown & unknown)) | null;
+            leadId?: string | null;
+            clientId?: string | null;
+            assignedToId?: string | null;
         };
         "tasks.update.input": {
             /** @example task_3kTMd9VbX2qLr7NwY5pHcZ */
-            id: string & (unknown & unknown);
+            id: string;
             /** @example Call Ana Souza about the renewal */
-            title?: string & (unknown & unknown);
-            description?: (string & (unknown & unknown)) | null;
+            title?: string;
+            description?: string | null;
             dueAt?: (Date | string) | null;
-            leadId?: (string & (unknown & unknown)) | null;
-            clientId?: (string & (unknown & unknown)) | null;
-            assignedToId?: (string & (unknown & unknown)) | null;
+            leadId?: string | null;
+            clientId?: string | null;
+            assignedToId?: string | null;
             /** @enum {string} */
             status?: "OPEN" | "DONE";
             /**
@@ -3532,29 +3536,29 @@ export interface components {
         };
         "tasks.complete.input": {
             /** @example task_3kTMd9VbX2qLr7NwY5pHcZ */
-            id: string & (unknown & unknown);
+            id: string;
         };
         "tasks.delete.input": {
             /** @example task_3kTMd9VbX2qLr7NwY5pHcZ */
-            id: string & (unknown & unknown);
+            id: string;
         };
         /** @default {} */
         "invoices.getAll.input": {
             /** @enum {string} */
             status?: "DRAFT" | "SENT" | "PAID" | "VOID";
             /** @example cli_3kTMd9VbX2qLr7NwY5pHcZ */
-            clientId?: string & (unknown & unknown);
+            clientId?: string;
             /** @default 1 */
             page: number;
             pageSize?: number;
         };
         "invoices.getById.input": {
             /** @example inv_3kTMd9VbX2qLr7NwY5pHcZ */
-            id: string & (unknown & unknown);
+            id: string;
         };
         "invoices.create.input": {
             /** @example cli_3kTMd9VbX2qLr7NwY5pHcZ */
-            clientId: string & (unknown & unknown);
+            clientId: string;
             /**
              * @example GBP
              * @enum {string}
@@ -3564,7 +3568,7 @@ export interface components {
             dueDate: string | (Date | string);
             items: {
                 /** @example Website redesign, phase 1 */
-                description: string & (unknown & unknown);
+                description: string;
                 /** @example 2 */
                 quantity: number;
                 /** @example 150000 */
@@ -3573,9 +3577,9 @@ export interface components {
         };
         "invoices.update.input": {
             /** @example inv_3kTMd9VbX2qLr7NwY5pHcZ */
-            id: string & (unknown & unknown);
+            id: string;
             /** @example cli_3kTMd9VbX2qLr7NwY5pHcZ */
-            clientId?: string & (unknown & unknown);
+            clientId?: string;
             /**
              * @example GBP
              * @enum {string}
@@ -3585,7 +3589,7 @@ export interface components {
             dueDate?: string | (Date | string);
             items?: {
                 /** @example Website redesign, phase 1 */
-                description: string & (unknown & unknown);
+                description: string;
                 /** @example 2 */
                 quantity: number;
                 /** @example 150000 */
@@ -3599,11 +3603,11 @@ export interface components {
         };
         "invoices.send.input": {
             /** @example inv_3kTMd9VbX2qLr7NwY5pHcZ */
-            id: string & (unknown & unknown);
+            id: string;
         };
         "invoices.markPaid.input": {
             /** @example inv_3kTMd9VbX2qLr7NwY5pHcZ */
-            id: string & (unknown & unknown);
+            id: string;
             /**
              * Format: date-time
              * @example 2026-12-03T10:00:00Z
@@ -3612,11 +3616,11 @@ export interface components {
         };
         "invoices.void.input": {
             /** @example inv_3kTMd9VbX2qLr7NwY5pHcZ */
-            id: string & (unknown & unknown);
+            id: string;
         };
         "invoices.delete.input": {
             /** @example inv_3kTMd9VbX2qLr7NwY5pHcZ */
-            id: string & (unknown & unknown);
+            id: string;
         };
         /** @default {} */
         "orgMembers.getAll.input": {
@@ -3626,7 +3630,7 @@ export interface components {
         };
         "orgMembers.getById.input": {
             /** @example mem_3kTMd9VbX2qLr7NwY5pHcZ */
-            id: string & (unknown & unknown);
+            id: string;
         };
         /**
          * @description The half-open range [from, to): `from` not after `to`, at most 366 days apart; `to` defaults to now, `from` to 30 days before `to`.
@@ -3667,7 +3671,7 @@ export interface components {
              * @example 2026-12-03T10:00:00Z
              */
             createdBefore?: Date | string;
-            after?: (string & (unknown & unknown)) | null;
+            after?: string | null;
             page?: number;
             pageSize?: number;
         };
@@ -3679,7 +3683,7 @@ export interface components {
         };
         "webhooks.getById.input": {
             /** @example wh_3kTMd9VbX2qLr7NwY5pHcZ */
-            id: string & (unknown & unknown);
+            id: string;
         };
         "webhooks.create.input": {
             /**
@@ -3687,7 +3691,7 @@ export interface components {
              * @description An https:// URL with a host, without credentials or a fragment; in production its host must resolve to public addresses only (checked when it is saved).
              * @example https://hooks.example.com/workspace
              */
-            url: string & (unknown & unknown);
+            url: string;
             /**
              * @example [
              *       "invoice.paid",
@@ -3695,17 +3699,17 @@ export interface components {
              *     ]
              */
             events: ("*" | "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "client.created" | "client.updated" | "client.deleted" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "webhook.disabled")[];
-            description?: (string & (unknown & unknown)) | null;
+            description?: string | null;
         };
         "webhooks.update.input": {
             /** @example wh_3kTMd9VbX2qLr7NwY5pHcZ */
-            id: string & (unknown & unknown);
+            id: string;
             /**
              * Format: uri
              * @description An https:// URL with a host, without credentials or a fragment; in production its host must resolve to public addresses only (checked when it is saved).
              * @example https://hooks.example.com/workspace
              */
-            url?: string & (unknown & unknown);
+            url?: string;
             /**
              * @example [
              *       "invoice.paid",
@@ -3713,7 +3717,7 @@ export interface components {
              *     ]
              */
             events?: ("*" | "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "client.created" | "client.updated" | "client.deleted" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "webhook.disabled")[];
-            description?: (string & (unknown & unknown)) | null;
+            description?: string | null;
             enabled?: boolean;
             /**
              * Format: date-time
@@ -3723,7 +3727,7 @@ export interface components {
         };
         "webhooks.rotateSecret.input": {
             /** @example wh_3kTMd9VbX2qLr7NwY5pHcZ */
-            id: string & (unknown & unknown);
+            id: string;
             /**
              * @default 0
              * @example 3600
@@ -3732,11 +3736,11 @@ export interface components {
         };
         "webhooks.delete.input": {
             /** @example wh_3kTMd9VbX2qLr7NwY5pHcZ */
-            id: string & (unknown & unknown);
+            id: string;
         };
         "webhooks.getDeliveries.input": {
             /** @example wh_3kTMd9VbX2qLr7NwY5pHcZ */
-            id: string & (unknown & unknown);
+            id: string;
             /** @enum {string} */
             status?: "pending" | "succeeded" | "failed";
             /** @default 1 */
@@ -3746,7 +3750,7 @@ export interface components {
         /** @default {} */
         "events.onEvent.input": {
             types?: ("lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "client.created" | "client.updated" | "client.deleted" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "webhook.disabled")[];
-            lastEventId?: (string & (unknown & unknown)) | null;
+            lastEventId?: string | null;
         };
         /**
          * @description The half-open range [from, to): `from` not after `to`, at most 366 days apart; `to` defaults to now, `from` to 30 days before `to`.
@@ -3781,7 +3785,10 @@ export interface operations {
     "leads.getAll": {
         parameters: {
             query?: {
-                /** @description The input as URL-encoded JSON `{"json": <input>}`; may be left out. */
+                /**
+                 * @description The input as JSON text `{"json": <input>}` (URL-encoded in the query); may be left out.
+                 * @example {"json":{}}
+                 */
                 input?: string;
             };
             header?: never;
@@ -3944,7 +3951,10 @@ export interface operations {
     "leads.getById": {
         parameters: {
             query: {
-                /** @description The input as URL-encoded JSON `{"json": <input>}`. */
+                /**
+                 * @description The input as JSON text `{"json": <input>}` (URL-encoded in the query).
+                 * @example {"json":{"id":"lead_3kTMd9VbX2qLr7NwY5pHcZ"}}
+                 */
                 input: string;
             };
             header?: never;
@@ -5347,7 +5357,10 @@ export interface operations {
     "leads.getCalls": {
         parameters: {
             query: {
-                /** @description The input as URL-encoded JSON `{"json": <input>}`. */
+                /**
+                 * @description The input as JSON text `{"json": <input>}` (URL-encoded in the query).
+                 * @example {"json":{"id":"lead_3kTMd9VbX2qLr7NwY5pHcZ"}}
+                 */
                 input: string;
             };
             header?: never;
@@ -5493,7 +5506,10 @@ export interface operations {
     "contacts.getAll": {
         parameters: {
             query?: {
-                /** @description The input as URL-encoded JSON `{"json": <input>}`; may be left out. */
+                /**
+                 * @description The input as JSON text `{"json": <input>}` (URL-encoded in the query); may be left out.
+                 * @example {"json":{}}
+                 */
                 input?: string;
             };
             header?: never;
@@ -5645,7 +5661,10 @@ export interface operations {
     "contacts.getById": {
         parameters: {
             query: {
-                /** @description The input as URL-encoded JSON `{"json": <input>}`. */
+                /**
+                 * @description The input as JSON text `{"json": <input>}` (URL-encoded in the query).
+                 * @example {"json":{"id":"con_3kTMd9VbX2qLr7NwY5pHcZ"}}
+                 */
                 input: string;
             };
             header?: never;
@@ -6352,7 +6371,10 @@ export interface operations {
     "clients.getAll": {
         parameters: {
             query?: {
-                /** @description The input as URL-encoded JSON `{"json": <input>}`; may be left out. */
+                /**
+                 * @description The input as JSON text `{"json": <input>}` (URL-encoded in the query); may be left out.
+                 * @example {"json":{}}
+                 */
                 input?: string;
             };
             header?: never;
@@ -6500,7 +6522,10 @@ export interface operations {
     "clients.getById": {
         parameters: {
             query: {
-                /** @description The input as URL-encoded JSON `{"json": <input>}`. */
+                /**
+                 * @description The input as JSON text `{"json": <input>}` (URL-encoded in the query).
+                 * @example {"json":{"id":"cli_3kTMd9VbX2qLr7NwY5pHcZ"}}
+                 */
                 input: string;
             };
             header?: never;
@@ -7203,7 +7228,10 @@ export interface operations {
     "tasks.getAll": {
         parameters: {
             query?: {
-                /** @description The input as URL-encoded JSON `{"json": <input>}`; may be left out. */
+                /**
+                 * @description The input as JSON text `{"json": <input>}` (URL-encoded in the query); may be left out.
+                 * @example {"json":{}}
+                 */
                 input?: string;
             };
             header?: never;
@@ -7359,7 +7387,10 @@ export interface operations {
     "tasks.getById": {
         parameters: {
             query: {
-                /** @description The input as URL-encoded JSON `{"json": <input>}`. */
+                /**
+                 * @description The input as JSON text `{"json": <input>}` (URL-encoded in the query).
+                 * @example {"json":{"id":"task_3kTMd9VbX2qLr7NwY5pHcZ"}}
+                 */
                 input: string;
             };
             header?: never;
@@ -8285,7 +8316,10 @@ export interface operations {
     "invoices.getAll": {
         parameters: {
             query?: {
-                /** @description The input as URL-encoded JSON `{"json": <input>}`; may be left out. */
+                /**
+                 * @description The input as JSON text `{"json": <input>}` (URL-encoded in the query); may be left out.
+                 * @example {"json":{}}
+                 */
                 input?: string;
             };
             header?: never;
@@ -8453,7 +8487,10 @@ export interface operations {
     "invoices.getById": {
         parameters: {
             query: {
-                /** @description The input as URL-encoded JSON `{"json": <input>}`. */
+                /**
+                 * @description The input as JSON text `{"json": <input>}` (URL-encoded in the query).
+                 * @example {"json":{"id":"inv_3kTMd9VbX2qLr7NwY5pHcZ"}}
+                 */
                 input: string;
             };
             header?: never;
@@ -9851,7 +9888,10 @@ export interface operations {
     "orgMembers.getAll": {
         parameters: {
             query?: {
-                /** @description The input as URL-encoded JSON `{"json": <input>}`; may be left out. */
+                /**
+                 * @description The input as JSON text `{"json": <input>}` (URL-encoded in the query); may be left out.
+                 * @example {"json":{}}
+                 */
                 input?: string;
             };
             header?: never;
@@ -9994,7 +10034,10 @@ export interface operations {
     "orgMembers.getById": {
         parameters: {
             query: {
-                /** @description The input as URL-encoded JSON `{"json": <input>}`. */
+                /**
+                 * @description The input as JSON text `{"json": <input>}` (URL-encoded in the query).
+                 * @example {"json":{"id":"mem_3kTMd9VbX2qLr7NwY5pHcZ"}}
+                 */
                 input: string;
             };
             header?: never;
@@ -10125,7 +10168,10 @@ export interface operations {
     "dashboard.getLeadStats": {
         parameters: {
             query?: {
-                /** @description The input as URL-encoded JSON `{"json": <input>}`; may be left out. */
+                /**
+                 * @description The input as JSON text `{"json": <input>}` (URL-encoded in the query); may be left out.
+                 * @example {"json":{}}
+                 */
                 input?: string;
             };
             header?: never;
@@ -10305,7 +10351,10 @@ export interface operations {
     "events.getAll": {
         parameters: {
             query?: {
-                /** @description The input as URL-encoded JSON `{"json": <input>}`; may be left out. */
+                /**
+                 * @description The input as JSON text `{"json": <input>}` (URL-encoded in the query); may be left out.
+                 * @example {"json":{}}
+                 */
                 input?: string;
             };
             header?: never;
@@ -10430,7 +10479,10 @@ export interface operations {
     "webhooks.getAll": {
         parameters: {
             query?: {
-                /** @description The input as URL-encoded JSON `{"json": <input>}`; may be left out. */
+                /**
+                 * @description The input as JSON text `{"json": <input>}` (URL-encoded in the query); may be left out.
+                 * @example {"json":{}}
+                 */
                 input?: string;
             };
             header?: never;
@@ -10581,7 +10633,10 @@ export interface operations {
     "webhooks.getById": {
         parameters: {
             query: {
-                /** @description The input as URL-encoded JSON `{"json": <input>}`. */
+                /**
+                 * @description The input as JSON text `{"json": <input>}` (URL-encoded in the query).
+                 * @example {"json":{"id":"wh_3kTMd9VbX2qLr7NwY5pHcZ"}}
+                 */
                 input: string;
             };
             header?: never;
@@ -11494,7 +11549,10 @@ export interface operations {
     "webhooks.getDeliveries": {
         parameters: {
             query: {
-                /** @description The input as URL-encoded JSON `{"json": <input>}`. */
+                /**
+                 * @description The input as JSON text `{"json": <input>}` (URL-encoded in the query).
+                 * @example {"json":{"id":"wh_3kTMd9VbX2qLr7NwY5pHcZ"}}
+                 */
                 input: string;
             };
             header?: never;
@@ -11653,7 +11711,10 @@ export interface operations {
     "events.onEvent": {
         parameters: {
             query?: {
-                /** @description The input as URL-encoded JSON `{"json": <input>}`; may be left out. */
+                /**
+                 * @description The input as JSON text `{"json": <input>}` (URL-encoded in the query); may be left out.
+                 * @example {"json":{}}
+                 */
                 input?: string;
             };
             header?: {
@@ -11779,7 +11840,10 @@ export interface operations {
     "dashboard.onLeadStats": {
         parameters: {
             query?: {
-                /** @description The input as URL-encoded JSON `{"json": <input>}`; may be left out. */
+                /**
+                 * @description The input as JSON text `{"json": <input>}` (URL-encoded in the query); may be left out.
+                 * @example {"json":{}}
+                 */
                 input?: string;
             };
             header?: never;
@@ -11900,11 +11964,11 @@ export interface operations {
                 /** @description Exact-match filter on the lead status. */
                 status?: "NOT_CONTACTED" | "CONTACTED" | "QUALIFIED" | "CONVERTED" | "LOST" | "NO_ANSWER" | "BUSY" | "SWITCHED_OFF" | "OUT_OF_SERVICE" | "WRONG_NUMBER";
                 /** @description Case-insensitive match against the contact's name, emails, phones or company; a blank term is no filter. */
-                search?: string & (unknown & unknown);
+                search?: string;
                 /** @description An OrgMember id, or `unassigned` for leads with no owner. */
-                assignedToId?: string & (unknown & unknown);
+                assignedToId?: string;
                 /** @description The `pagination.nextCursor` of the previous page: walks the list in its order, each lead once (not together with `page`). */
-                cursor?: string & (unknown & unknown);
+                cursor?: string;
                 /** @description 1-indexed page (not together with `cursor`). */
                 page?: number;
                 /** @description Items per page, 1 to 100; larger values are clamped to 100. */
@@ -12059,27 +12123,27 @@ export interface operations {
                  */
                 "application/json": {
                     /** @example Ana Souza */
-                    name: string & (unknown & unknown);
+                    name: string;
                     /**
                      * Format: phone
                      * @description E.164, or the national format of the workspace's region; answered in E.164.
                      * @example +447400123456
                      */
-                    phone: string & (unknown & unknown);
+                    phone: string;
                     /**
                      * Format: email
                      * @example ana@example.com
                      */
                     email?: string;
-                    phones?: (string & (unknown & unknown))[];
+                    phones?: string[];
                     emails?: string[];
-                    company?: (string & (unknown & unknown)) | null;
-                    source?: (string & (unknown & unknown)) | null;
-                    notes?: (string & (unknown & unknown)) | null;
+                    company?: string | null;
+                    source?: string | null;
+                    notes?: string | null;
                     /** @enum {string} */
                     status?: "NOT_CONTACTED" | "CONTACTED" | "QUALIFIED" | "LOST" | "NO_ANSWER" | "BUSY" | "SWITCHED_OFF" | "OUT_OF_SERVICE" | "WRONG_NUMBER";
                     nextCallAt?: (Date | string) | null;
-                    assignedToId?: (string & (unknown & unknown)) | null;
+                    assignedToId?: string | null;
                 };
             };
         };
@@ -12251,7 +12315,7 @@ export interface operations {
                  * @description The lead's id.
                  * @example lead_3kTMd9VbX2qLr7NwY5pHcZ
                  */
-                id: string & (unknown & unknown);
+                id: string;
             };
             cookie?: never;
         };
@@ -12398,7 +12462,7 @@ export interface operations {
                  * @description The lead's id.
                  * @example lead_3kTMd9VbX2qLr7NwY5pHcZ
                  */
-                id: string & (unknown & unknown);
+                id: string;
             };
             cookie?: never;
         };
@@ -12537,7 +12601,7 @@ export interface operations {
                  * @description The lead's id.
                  * @example lead_3kTMd9VbX2qLr7NwY5pHcZ
                  */
-                id: string & (unknown & unknown);
+                id: string;
             };
             cookie?: never;
         };
@@ -12555,16 +12619,16 @@ export interface operations {
                  */
                 "application/json": {
                     /** @example Ana Souza */
-                    name?: string & (unknown & unknown);
-                    phones?: (string & (unknown & unknown))[];
+                    name?: string;
+                    phones?: string[];
                     emails?: string[];
-                    company?: (string & (unknown & unknown)) | null;
-                    source?: (string & (unknown & unknown)) | null;
-                    notes?: (string & (unknown & unknown)) | null;
+                    company?: string | null;
+                    source?: string | null;
+                    notes?: string | null;
                     /** @enum {string} */
                     status?: "NOT_CONTACTED" | "CONTACTED" | "QUALIFIED" | "CONVERTED" | "LOST" | "NO_ANSWER" | "BUSY" | "SWITCHED_OFF" | "OUT_OF_SERVICE" | "WRONG_NUMBER";
                     nextCallAt?: (Date | string) | null;
-                    assignedToId?: (string & (unknown & unknown)) | null;
+                    assignedToId?: string | null;
                 };
             };
         };
