@@ -1,9 +1,8 @@
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import type { Browser } from 'playwright-core';
 import { describeInBrowser, launchChromium } from '../helpers/browser';
 import { createTestContext } from '../helpers/test-app';
 import { createWorkspace } from '../helpers/factories';
+import { listen } from '../helpers/sse';
 
 /**
  * Swagger UI on /docs, as a reader tries a read there: the `input` parameter (a string whose
@@ -12,20 +11,19 @@ import { createWorkspace } from '../helpers/factories';
  */
 
 const ctx = createTestContext();
-let server: Server;
+let served: Awaited<ReturnType<typeof listen>>;
 let browser: Browser;
 let baseUrl: string;
 
 beforeAll(async () => {
-  server = ctx.app.listen(0, '127.0.0.1');
-  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  served = await listen(ctx.app);
+  baseUrl = served.url;
   browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {
   await browser?.close();
-  await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+  await served?.close();
   await ctx.close();
 });
 

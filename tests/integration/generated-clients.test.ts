@@ -1,13 +1,12 @@
 import { execFile } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { createTestContext } from '../helpers/test-app';
 import { createWorkspace } from '../helpers/factories';
+import { listen } from '../helpers/sse';
 
 /**
  * Clients generated from the served OpenAPI document, as an integrator makes them, at the versions
@@ -32,14 +31,13 @@ function unknownTypesIn(source: string): string[] {
 }
 
 const ctx = createTestContext();
-let server: Server;
+let served: Awaited<ReturnType<typeof listen>>;
 let baseUrl: string;
 let dir: string;
 
 beforeAll(async () => {
-  server = ctx.app.listen(0, '127.0.0.1');
-  await new Promise((ready) => server.once('listening', ready));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  served = await listen(ctx.app);
+  baseUrl = served.url;
   // Inside the checkout, so the generated code and the programs find node_modules.
   dir = join(ROOT, '.tmp', `generated-clients-${process.pid}`);
   rmSync(dir, { recursive: true, force: true });
@@ -61,7 +59,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await new Promise((closed) => server.close(closed));
+  await served?.close();
   await ctx.close();
   rmSync(dir, { recursive: true, force: true });
 });
