@@ -46,7 +46,7 @@ export async function startProfiledCase(
       ? { url: `${base}/leads/${orgId}/${sample.leadId}` }
       : {
         url: which === 'list'
-          ? `${base}/api/v1/leads?pageSize=100`
+          ? `${base}/api/v1/leads?pageSize=100${process.env.PROFILE_LIST_QUERY ?? ''}`
           : `${base}/api/v1/rpc/leads.getById?input=${encodeURIComponent(JSON.stringify({ json: { id: sample.leadId } }))}`,
         headers: { Authorization: `Bearer ${key}` },
       };
