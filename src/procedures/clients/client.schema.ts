@@ -3,7 +3,7 @@ import { toSearchTerm } from '../../domain/phone';
 import type { ClientListFilters } from '../../db/clients';
 import { objectOf, requiredText, text } from '../shared/fields';
 import { emailField, phoneField } from '../shared/format-fields';
-import { deletedOutput, emailOutput, idOutput, phoneOutput, textOutput, timestampOutput } from '../shared/output-fields';
+import { deletedOutput, emailOutput, externalIdOutput, idOutput, phoneOutput, textOutput, timestampOutput } from '../shared/output-fields';
 import { pageFields } from '../shared/pagination.schema';
 import { referenceTo } from '../shared/references';
 
@@ -38,6 +38,7 @@ export const clientOutput = z
     notes: textOutput('Invoices to accounts@acme.example, net 30').nullable(),
     createdAt: timestampOutput('2026-11-26T09:30:00.000Z'),
     updatedAt: timestampOutput('2026-11-27T11:15:00.000Z'),
+    externalId: externalIdOutput,
   })
   .meta({ description: 'A client: a customer the workspace bills.' });
 

@@ -3,7 +3,7 @@ import { toSearchTerm } from '../../domain/phone';
 import type { ContactListFilters } from '../../db/contacts';
 import { listOf, objectOf, requiredText, text } from '../shared/fields';
 import { emailField, phoneField } from '../shared/format-fields';
-import { deletedOutput, emailOutput, idOutput, phoneOutput, textOutput, timestampOutput } from '../shared/output-fields';
+import { deletedOutput, emailOutput, externalIdOutput, idOutput, phoneOutput, textOutput, timestampOutput } from '../shared/output-fields';
 import { pageFields } from '../shared/pagination.schema';
 
 /** The contact's own fields, as `contacts.create` and `contacts.update` take them (the same bounds as a lead's). */
@@ -34,6 +34,7 @@ export const contactOutput = z
     company: textOutput('Acme Ltd').nullable(),
     createdAt: timestampOutput('2026-11-20T14:05:00.000Z'),
     updatedAt: timestampOutput('2026-11-26T09:30:00.000Z'),
+    externalId: externalIdOutput,
   })
   .meta({ description: 'A contact: the person behind leads and clients.' });
 
