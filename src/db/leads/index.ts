@@ -15,7 +15,7 @@ export { startCounterFolding } from './counters';
 export { storeLeadJson, renderLeadJson } from './lead-json';
 export { updateLead, lockLead, deleteLead, unlinkClient, type LeadChange, type LeadWrite } from './writes';
 export { newLead, createLead, createLeadUnlessHeld, insertLeads, type NewLead } from './create';
-export { upsertLead, type LeadUpsert, type LeadUpserted } from './upsert';
+export { upsertLead, lockLeadByExternalId, type LeadUpsert, type LeadUpserted } from './upsert';
 export { updateContact } from './contact-changes';
 
 /** The hottest read: compiled once and run where `hotReads` says (src/db/hot-reads.ts says what that buys). */

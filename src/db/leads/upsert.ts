@@ -4,7 +4,7 @@ import { TABLES } from '../tables';
 import type { NewEvent } from '../events';
 import { createLeadUnlessHeld } from './create';
 import { updateLead, type LeadChange, type LeadWrite } from './writes';
-import type { Lead } from './shape';
+import { LEAD_COLUMNS, leadsWithContacts, toLead, type Lead, type LeadRow } from './shape';
 
 // A lead by its external id (leads.upsert, PUT /api/v1/leads/external/{externalId}, imports in
 // upsert mode): created when no lead of the workspace holds the id, else changed. The create is
@@ -57,6 +57,12 @@ export async function upsertLead(db: Db, orgId: string, upsert: LeadUpsert): Pro
   }
   // Not an AppError: src/errors turns a serialization failure into "changed by another request; retry".
   throw Object.assign(new Error('upsertLead: the lead holding the external id was deleted each time it was found'), { code: '40001' });
+}
+
+/** `lockLead` by external id: the lead holding it, locked for the transaction (a REST If-Match compares its version). */
+export async function lockLeadByExternalId(trx: Knex.Transaction, orgId: string, externalId: string): Promise<Lead | undefined> {
+  const row: LeadRow | undefined = await leadsWithContacts(trx, orgId).select(LEAD_COLUMNS).where('l.external_id', externalId).forUpdate('l').first();
+  return row && toLead(row);
 }
 
 /**
