@@ -89,6 +89,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/rpc/leads.upsert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Creates a lead with this externalId, or changes the one that holds it (given fields replace, absent ones stay); answers it with `created`.
+         * @description Creates a lead with this externalId, or changes the one that holds it (given fields replace, absent ones stay); answers it with `created`.
+         *
+         *     **Required scopes:** `leads.create` and `leads.update`
+         */
+        post: operations["leads.upsert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/rpc/leads.delete": {
         parameters: {
             query?: never;
@@ -1083,6 +1105,29 @@ export interface paths {
         patch: operations["updateLead"];
         trace?: never;
     };
+    "/api/v1/leads/external/{externalId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Creates or changes the lead holding an external id (plain REST)
+         * @description The body is `leads.create`'s fields. No lead holds the id: one is created (201, `Location`). One does: it is changed as `leads.upsert` changes it (given fields replace, absent ones stay; 200). Plain JSON, timestamps as ISO 8601 strings; the same field rules and messages as the action endpoint `leads.upsert`; the external id is the path's, the version check `If-Match`.
+         *     With `If-Match`, only the lead holding the id at that version is changed; when no lead holds the id the answer is 412 and nothing is created (leave `If-Match` out to create).
+         *
+         *     **Required scopes:** `leads.create` and `leads.update`
+         */
+        put: operations["upsertLeadByExternalId"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/stream-tokens": {
         parameters: {
             query?: never;
@@ -1708,6 +1753,11 @@ export interface components {
             assignedToId: string | null;
             /** @description The client the lead is linked to (set by converting it), or null. */
             clientId: string | null;
+            /**
+             * @description Your own id for the record (unique in the workspace), or null.
+             * @example crm-000123
+             */
+            externalId: string | null;
         };
         LeadPage: {
             data: components["schemas"]["Lead"][];
@@ -1774,6 +1824,11 @@ export interface components {
              * @example 2026-11-26T09:30:00.000Z
              */
             updatedAt: Date;
+            /**
+             * @description Your own id for the record (unique in the workspace), or null.
+             * @example crm-000123
+             */
+            externalId: string | null;
         };
         /** @description A client: a customer the workspace bills. */
         Client: {
@@ -1798,6 +1853,11 @@ export interface components {
              * @example 2026-11-27T11:15:00.000Z
              */
             updatedAt: Date;
+            /**
+             * @description Your own id for the record (unique in the workspace), or null.
+             * @example crm-000123
+             */
+            externalId: string | null;
         };
         /** @description A task: something to do, optionally due at a time, about a lead or a client. */
         Task: {
@@ -2948,6 +3008,74 @@ export interface components {
              */
             nextCursor: string | null;
         };
+        /** @description The lead as leads.upsert left it, and whether it created it. */
+        "leads.upsert.output": {
+            /** @example lead_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+            /**
+             * @description The contact's name.
+             * @example Ana Souza
+             */
+            name: string;
+            /**
+             * @description E.164, the primary first.
+             * @example [
+             *       "+447400123456"
+             *     ]
+             */
+            phones: string[];
+            /**
+             * @description Lowercased, the primary first.
+             * @example [
+             *       "ana@example.com"
+             *     ]
+             */
+            emails: string[];
+            /** @description The first of `phones`, or null. */
+            primaryPhone: string | null;
+            /** @description The first of `emails`, or null. */
+            primaryEmail: string | null;
+            /**
+             * @description The contact behind the lead (name, phones, emails and company are the contact's).
+             * @example con_3kTMd9VbX2qLr7NwY5pHcZ
+             */
+            contactId: string;
+            company: string | null;
+            /** @description Free-text source label. */
+            source: string | null;
+            /**
+             * @example CONTACTED
+             * @enum {string}
+             */
+            status: "NOT_CONTACTED" | "CONTACTED" | "QUALIFIED" | "CONVERTED" | "LOST" | "NO_ANSWER" | "BUSY" | "SWITCHED_OFF" | "OUT_OF_SERVICE" | "WRONG_NUMBER";
+            notes: string | null;
+            /** @description When the next call is scheduled, or null. */
+            nextCallAt: Date | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-20T14:05:00.000Z
+             */
+            createdAt: Date;
+            /**
+             * Format: date-time
+             * @example 2026-11-26T09:30:00.000Z
+             */
+            updatedAt: Date;
+            /** @description The member the lead is assigned to, or null. */
+            assignedToId: string | null;
+            /** @description The client the lead is linked to (set by converting it), or null. */
+            clientId: string | null;
+            /**
+             * @description Your own id for the record (unique in the workspace), or null.
+             * @example crm-000123
+             */
+            externalId: string | null;
+            /**
+             * @description true when this call created the lead, false when it changed the one holding the external id.
+             * @example true
+             */
+            created: boolean;
+        };
         /** @description The id of the lead just deleted. */
         "leads.delete.output": {
             /** @example lead_3kTMd9VbX2qLr7NwY5pHcZ */
@@ -3319,6 +3447,11 @@ export interface components {
             search?: string;
             /** @example mem_3kTMd9VbX2qLr7NwY5pHcZ */
             assignedToId?: string;
+            /**
+             * @description Your own id for the record (1 to 255 printable characters), unique in the workspace.
+             * @example crm-000123
+             */
+            externalId?: string;
             cursor?: string;
             page?: number;
             pageSize?: number;
@@ -3350,6 +3483,11 @@ export interface components {
             status?: "NOT_CONTACTED" | "CONTACTED" | "QUALIFIED" | "LOST" | "NO_ANSWER" | "BUSY" | "SWITCHED_OFF" | "OUT_OF_SERVICE" | "WRONG_NUMBER";
             nextCallAt?: (Date | string) | null;
             assignedToId?: string | null;
+            /**
+             * @description Your own id for the record (1 to 255 printable characters), unique in the workspace.
+             * @example crm-000123
+             */
+            externalId?: string;
         };
         "leads.update.input": {
             /** @example lead_3kTMd9VbX2qLr7NwY5pHcZ */
@@ -3363,6 +3501,41 @@ export interface components {
             notes?: string | null;
             /** @enum {string} */
             status?: "NOT_CONTACTED" | "CONTACTED" | "QUALIFIED" | "CONVERTED" | "LOST" | "NO_ANSWER" | "BUSY" | "SWITCHED_OFF" | "OUT_OF_SERVICE" | "WRONG_NUMBER";
+            nextCallAt?: (Date | string) | null;
+            assignedToId?: string | null;
+            externalId?: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-12-03T10:00:00Z
+             */
+            expectedUpdatedAt?: Date | string;
+        };
+        "leads.upsert.input": {
+            /**
+             * @description Your own id for the record (1 to 255 printable characters), unique in the workspace.
+             * @example crm-000123
+             */
+            externalId: string;
+            /** @example Ana Souza */
+            name: string;
+            /**
+             * Format: phone
+             * @description E.164, or the national format of the workspace's region; answered in E.164.
+             * @example +447400123456
+             */
+            phone: string;
+            /**
+             * Format: email
+             * @example ana@example.com
+             */
+            email?: string;
+            phones?: string[];
+            emails?: string[];
+            company?: string | null;
+            source?: string | null;
+            notes?: string | null;
+            /** @enum {string} */
+            status?: "NOT_CONTACTED" | "CONTACTED" | "QUALIFIED" | "LOST" | "NO_ANSWER" | "BUSY" | "SWITCHED_OFF" | "OUT_OF_SERVICE" | "WRONG_NUMBER";
             nextCallAt?: (Date | string) | null;
             assignedToId?: string | null;
             /**
@@ -3405,6 +3578,11 @@ export interface components {
         "contacts.getAll.input": {
             /** @example Ana */
             search?: string;
+            /**
+             * @description Your own id for the record (1 to 255 printable characters), unique in the workspace.
+             * @example crm-000123
+             */
+            externalId?: string;
             /** @default 1 */
             page: number;
             pageSize?: number;
@@ -3419,6 +3597,11 @@ export interface components {
             phones?: string[];
             emails?: string[];
             company?: string | null;
+            /**
+             * @description Your own id for the record (1 to 255 printable characters), unique in the workspace.
+             * @example crm-000123
+             */
+            externalId?: string;
         };
         "contacts.update.input": {
             /** @example con_3kTMd9VbX2qLr7NwY5pHcZ */
@@ -3428,6 +3611,7 @@ export interface components {
             phones?: string[];
             emails?: string[];
             company?: string | null;
+            externalId?: string | null;
             /**
              * Format: date-time
              * @example 2026-12-03T10:00:00Z
@@ -3442,6 +3626,11 @@ export interface components {
         "clients.getAll.input": {
             /** @example Acme */
             search?: string;
+            /**
+             * @description Your own id for the record (1 to 255 printable characters), unique in the workspace.
+             * @example crm-000123
+             */
+            externalId?: string;
             /** @default 1 */
             page: number;
             pageSize?: number;
@@ -3458,6 +3647,11 @@ export interface components {
             email?: string | null;
             phone?: string | null;
             notes?: string | null;
+            /**
+             * @description Your own id for the record (1 to 255 printable characters), unique in the workspace.
+             * @example crm-000123
+             */
+            externalId?: string;
         };
         "clients.update.input": {
             /** @example cli_3kTMd9VbX2qLr7NwY5pHcZ */
@@ -3469,6 +3663,7 @@ export interface components {
             email?: string | null;
             phone?: string | null;
             notes?: string | null;
+            externalId?: string | null;
             /**
              * Format: date-time
              * @example 2026-12-03T10:00:00Z
@@ -3829,7 +4024,8 @@ export interface operations {
                      *                 "createdAt": "2026-11-20T14:05:00.000Z",
                      *                 "updatedAt": "2026-11-26T09:30:00.000Z",
                      *                 "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
-                     *                 "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ"
+                     *                 "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *                 "externalId": "crm-000123"
                      *               }
                      *             ],
                      *             "pagination": {
@@ -3993,7 +4189,8 @@ export interface operations {
                      *             "createdAt": "2026-11-20T14:05:00.000Z",
                      *             "updatedAt": "2026-11-26T09:30:00.000Z",
                      *             "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
-                     *             "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ"
+                     *             "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *             "externalId": "crm-000123"
                      *           },
                      *           "meta": {
                      *             "values": {
@@ -4126,7 +4323,8 @@ export interface operations {
                  *         "source": "website",
                  *         "notes": "Asked for a call back after 3 pm",
                  *         "nextCallAt": "2026-12-03T10:00:00Z",
-                 *         "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *         "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *         "externalId": "crm-000123"
                  *       }
                  *     }
                  */
@@ -4169,7 +4367,8 @@ export interface operations {
                      *             "createdAt": "2026-11-20T14:05:00.000Z",
                      *             "updatedAt": "2026-11-26T09:30:00.000Z",
                      *             "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
-                     *             "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ"
+                     *             "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *             "externalId": "crm-000123"
                      *           },
                      *           "meta": {
                      *             "values": {
@@ -4338,6 +4537,7 @@ export interface operations {
                  *         "notes": "Interested in the annual plan; call back on Thursday",
                  *         "nextCallAt": "2026-12-03T10:00:00Z",
                  *         "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *         "externalId": "crm-000123",
                  *         "expectedUpdatedAt": "2026-12-03T10:00:00Z"
                  *       }
                  *     }
@@ -4381,7 +4581,8 @@ export interface operations {
                      *             "createdAt": "2026-11-20T14:05:00.000Z",
                      *             "updatedAt": "2026-11-26T09:30:00.000Z",
                      *             "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
-                     *             "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ"
+                     *             "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *             "externalId": "crm-000123"
                      *           },
                      *           "meta": {
                      *             "values": {
@@ -4406,6 +4607,222 @@ export interface operations {
                             data: {
                                 /** @description The output of the procedure. */
                                 json: components["schemas"]["leads.update.output"];
+                                meta?: components["schemas"]["SuperjsonMeta"];
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `BAD_REQUEST`: The input failed validation (`issues` names the fields), or the envelope is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or malformed Authorization header, or an invalid, expired or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `FORBIDDEN`: The workspace is not on the maximum tier, the endpoint is not exposed, or the key lacks the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `NOT_FOUND`: A referenced record does not exist in this workspace. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `CONFLICT`: The record is not in a state that allows the change, or a call with the same `Idempotency-Key` is still in progress (retry). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as `Content-Type: application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNPROCESSABLE_CONTENT`: The `Idempotency-Key` was already used for another request (another body or procedure). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`: The key's requests per minute are used up, or its client address failed to authenticate too often; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /**
+                     * @description The quota (draft-ietf-httpapi-ratelimit-headers): `"key";q=<requests>;w=60` per API key or playground token (by tier: FREE 60, PRO 600, BUSINESS 1200 a minute), or `"auth";q=<failures>;w=60` for failed authentications from one client address.
+                     * @example "key";q=1200;w=60
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description What remains: `r` requests of the quota, `t` seconds until it resets.
+                     * @example "key";r=0;t=30
+                     */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR`: Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The database cannot be reached; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+        };
+    };
+    "leads.upsert": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same body within 24 hours replays the first answer (status and body, with `Idempotent-Replayed: true`) without acting again; with another body or procedure it is a 422; while the first call with the key is still running, a 409. Keys belong to the API key that sent them. Validation failures (400) and server errors are not kept.
+                 * @example 6f1c2c1e-8f7a-4d0e-9f55-2b1f3a9c7d10
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "json": {
+                 *         "externalId": "crm-000123",
+                 *         "name": "Ana Souza",
+                 *         "phone": "+447400123456",
+                 *         "email": "ana@example.com",
+                 *         "company": "Acme Ltd",
+                 *         "source": "website",
+                 *         "notes": "Asked for a call back after 3 pm",
+                 *         "nextCallAt": "2026-12-03T10:00:00Z",
+                 *         "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *         "expectedUpdatedAt": "2026-12-03T10:00:00Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    json: components["schemas"]["leads.upsert.input"];
+                    meta?: components["schemas"]["SuperjsonMeta"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: the output in the envelope. */
+            200: {
+                headers: {
+                    /** @description `true` when this answer is the stored answer to an earlier call with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "data": {
+                     *           "json": {
+                     *             "id": "lead_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *             "name": "Ana Souza",
+                     *             "phones": [
+                     *               "+447400123456"
+                     *             ],
+                     *             "emails": [
+                     *               "ana@example.com"
+                     *             ],
+                     *             "primaryPhone": "+447400123456",
+                     *             "primaryEmail": "ana@example.com",
+                     *             "contactId": "con_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *             "company": "Acme Ltd",
+                     *             "source": "website",
+                     *             "status": "CONTACTED",
+                     *             "notes": "Interested in the annual plan; call back on Thursday",
+                     *             "nextCallAt": "2026-12-03T10:00:00.000Z",
+                     *             "createdAt": "2026-11-20T14:05:00.000Z",
+                     *             "updatedAt": "2026-11-26T09:30:00.000Z",
+                     *             "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *             "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *             "externalId": "crm-000123",
+                     *             "created": true
+                     *           },
+                     *           "meta": {
+                     *             "values": {
+                     *               "nextCallAt": [
+                     *                 "Date"
+                     *               ],
+                     *               "createdAt": [
+                     *                 "Date"
+                     *               ],
+                     *               "updatedAt": [
+                     *                 "Date"
+                     *               ]
+                     *             },
+                     *             "v": 1
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: {
+                                /** @description The output of the procedure. */
+                                json: components["schemas"]["leads.upsert.output"];
                                 meta?: components["schemas"]["SuperjsonMeta"];
                             };
                         };
@@ -4760,7 +5177,8 @@ export interface operations {
                      *             "createdAt": "2026-11-20T14:05:00.000Z",
                      *             "updatedAt": "2026-11-26T09:30:00.000Z",
                      *             "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
-                     *             "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ"
+                     *             "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *             "externalId": "crm-000123"
                      *           },
                      *           "meta": {
                      *             "values": {
@@ -4978,7 +5396,8 @@ export interface operations {
                      *               "createdAt": "2026-11-20T14:05:00.000Z",
                      *               "updatedAt": "2026-11-26T09:30:00.000Z",
                      *               "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
-                     *               "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ"
+                     *               "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *               "externalId": "crm-000123"
                      *             }
                      *           },
                      *           "meta": {
@@ -5192,7 +5611,8 @@ export interface operations {
                      *               "createdAt": "2026-11-20T14:05:00.000Z",
                      *               "updatedAt": "2026-11-26T09:30:00.000Z",
                      *               "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
-                     *               "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ"
+                     *               "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *               "externalId": "crm-000123"
                      *             },
                      *             "client": {
                      *               "id": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
@@ -5203,7 +5623,8 @@ export interface operations {
                      *               "phone": "+447400123456",
                      *               "notes": "Invoices to accounts@acme.example, net 30",
                      *               "createdAt": "2026-11-26T09:30:00.000Z",
-                     *               "updatedAt": "2026-11-27T11:15:00.000Z"
+                     *               "updatedAt": "2026-11-27T11:15:00.000Z",
+                     *               "externalId": "crm-000123"
                      *             }
                      *           },
                      *           "meta": {
@@ -5543,7 +5964,8 @@ export interface operations {
                      *                 "primaryEmail": "ana@example.com",
                      *                 "company": "Acme Ltd",
                      *                 "createdAt": "2026-11-20T14:05:00.000Z",
-                     *                 "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *                 "updatedAt": "2026-11-26T09:30:00.000Z",
+                     *                 "externalId": "crm-000123"
                      *               }
                      *             ],
                      *             "pagination": {
@@ -5696,7 +6118,8 @@ export interface operations {
                      *             "primaryEmail": "ana@example.com",
                      *             "company": "Acme Ltd",
                      *             "createdAt": "2026-11-20T14:05:00.000Z",
-                     *             "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *             "updatedAt": "2026-11-26T09:30:00.000Z",
+                     *             "externalId": "crm-000123"
                      *           },
                      *           "meta": {
                      *             "values": {
@@ -5820,7 +6243,8 @@ export interface operations {
                  * @example {
                  *       "json": {
                  *         "name": "Ana Souza",
-                 *         "company": "Acme Ltd"
+                 *         "company": "Acme Ltd",
+                 *         "externalId": "crm-000123"
                  *       }
                  *     }
                  */
@@ -5856,7 +6280,8 @@ export interface operations {
                      *             "primaryEmail": "ana@example.com",
                      *             "company": "Acme Ltd",
                      *             "createdAt": "2026-11-20T14:05:00.000Z",
-                     *             "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *             "updatedAt": "2026-11-26T09:30:00.000Z",
+                     *             "externalId": "crm-000123"
                      *           },
                      *           "meta": {
                      *             "values": {
@@ -6018,6 +6443,7 @@ export interface operations {
                  *         "id": "con_3kTMd9VbX2qLr7NwY5pHcZ",
                  *         "name": "Ana Souza",
                  *         "company": "Acme Ltd",
+                 *         "externalId": "crm-000123",
                  *         "expectedUpdatedAt": "2026-12-03T10:00:00Z"
                  *       }
                  *     }
@@ -6054,7 +6480,8 @@ export interface operations {
                      *             "primaryEmail": "ana@example.com",
                      *             "company": "Acme Ltd",
                      *             "createdAt": "2026-11-20T14:05:00.000Z",
-                     *             "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *             "updatedAt": "2026-11-26T09:30:00.000Z",
+                     *             "externalId": "crm-000123"
                      *           },
                      *           "meta": {
                      *             "values": {
@@ -6404,7 +6831,8 @@ export interface operations {
                      *                 "phone": "+447400123456",
                      *                 "notes": "Invoices to accounts@acme.example, net 30",
                      *                 "createdAt": "2026-11-26T09:30:00.000Z",
-                     *                 "updatedAt": "2026-11-27T11:15:00.000Z"
+                     *                 "updatedAt": "2026-11-27T11:15:00.000Z",
+                     *                 "externalId": "crm-000123"
                      *               }
                      *             ],
                      *             "pagination": {
@@ -6553,7 +6981,8 @@ export interface operations {
                      *             "phone": "+447400123456",
                      *             "notes": "Invoices to accounts@acme.example, net 30",
                      *             "createdAt": "2026-11-26T09:30:00.000Z",
-                     *             "updatedAt": "2026-11-27T11:15:00.000Z"
+                     *             "updatedAt": "2026-11-27T11:15:00.000Z",
+                     *             "externalId": "crm-000123"
                      *           },
                      *           "meta": {
                      *             "values": {
@@ -6681,7 +7110,8 @@ export interface operations {
                  *         "company": "Acme Ltd",
                  *         "email": "ana@example.com",
                  *         "phone": "+447400123456",
-                 *         "notes": "Invoices to accounts@acme.example, net 30"
+                 *         "notes": "Invoices to accounts@acme.example, net 30",
+                 *         "externalId": "crm-000123"
                  *       }
                  *     }
                  */
@@ -6713,7 +7143,8 @@ export interface operations {
                      *             "phone": "+447400123456",
                      *             "notes": "Invoices to accounts@acme.example, net 30",
                      *             "createdAt": "2026-11-26T09:30:00.000Z",
-                     *             "updatedAt": "2026-11-27T11:15:00.000Z"
+                     *             "updatedAt": "2026-11-27T11:15:00.000Z",
+                     *             "externalId": "crm-000123"
                      *           },
                      *           "meta": {
                      *             "values": {
@@ -6879,6 +7310,7 @@ export interface operations {
                  *         "email": "ana@example.com",
                  *         "phone": "+447400123456",
                  *         "notes": "Invoices to accounts@acme.example, net 30",
+                 *         "externalId": "crm-000123",
                  *         "expectedUpdatedAt": "2026-12-03T10:00:00Z"
                  *       }
                  *     }
@@ -6911,7 +7343,8 @@ export interface operations {
                      *             "phone": "+447400123456",
                      *             "notes": "Invoices to accounts@acme.example, net 30",
                      *             "createdAt": "2026-11-26T09:30:00.000Z",
-                     *             "updatedAt": "2026-11-27T11:15:00.000Z"
+                     *             "updatedAt": "2026-11-27T11:15:00.000Z",
+                     *             "externalId": "crm-000123"
                      *           },
                      *           "meta": {
                      *             "values": {
@@ -11967,6 +12400,8 @@ export interface operations {
                 search?: string;
                 /** @description An OrgMember id, or `unassigned` for leads with no owner. */
                 assignedToId?: string;
+                /** @description Only the lead holding this external id (a page of at most one). */
+                externalId?: string;
                 /** @description The `pagination.nextCursor` of the previous page: walks the list in its order, each lead once (not together with `page`). */
                 cursor?: string;
                 /** @description 1-indexed page (not together with `cursor`). */
@@ -12009,7 +12444,8 @@ export interface operations {
                      *           "createdAt": "2026-11-20T14:05:00.000Z",
                      *           "updatedAt": "2026-11-26T09:30:00.000Z",
                      *           "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
-                     *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ"
+                     *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *           "externalId": "crm-000123"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -12118,7 +12554,8 @@ export interface operations {
                  *       "source": "website",
                  *       "notes": "Asked for a call back after 3 pm",
                  *       "nextCallAt": "2026-12-03T10:00:00Z",
-                 *       "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *       "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "externalId": "crm-000123"
                  *     }
                  */
                 "application/json": {
@@ -12144,6 +12581,11 @@ export interface operations {
                     status?: "NOT_CONTACTED" | "CONTACTED" | "QUALIFIED" | "LOST" | "NO_ANSWER" | "BUSY" | "SWITCHED_OFF" | "OUT_OF_SERVICE" | "WRONG_NUMBER";
                     nextCallAt?: (Date | string) | null;
                     assignedToId?: string | null;
+                    /**
+                     * @description Your own id for the record (1 to 255 printable characters), unique in the workspace.
+                     * @example crm-000123
+                     */
+                    externalId?: string;
                 };
             };
         };
@@ -12181,7 +12623,8 @@ export interface operations {
                      *       "createdAt": "2026-11-20T14:05:00.000Z",
                      *       "updatedAt": "2026-11-26T09:30:00.000Z",
                      *       "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
-                     *       "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ"
+                     *       "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *       "externalId": "crm-000123"
                      *     }
                      */
                     "application/json": components["schemas"]["Lead"];
@@ -12350,7 +12793,8 @@ export interface operations {
                      *       "createdAt": "2026-11-20T14:05:00.000Z",
                      *       "updatedAt": "2026-11-26T09:30:00.000Z",
                      *       "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
-                     *       "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ"
+                     *       "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *       "externalId": "crm-000123"
                      *     }
                      */
                     "application/json": components["schemas"]["Lead"];
@@ -12614,7 +13058,8 @@ export interface operations {
                  *       "source": "referral",
                  *       "notes": "Interested in the annual plan; call back on Thursday",
                  *       "nextCallAt": "2026-12-03T10:00:00Z",
-                 *       "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *       "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "externalId": "crm-000123"
                  *     }
                  */
                 "application/json": {
@@ -12629,6 +13074,7 @@ export interface operations {
                     status?: "NOT_CONTACTED" | "CONTACTED" | "QUALIFIED" | "CONVERTED" | "LOST" | "NO_ANSWER" | "BUSY" | "SWITCHED_OFF" | "OUT_OF_SERVICE" | "WRONG_NUMBER";
                     nextCallAt?: (Date | string) | null;
                     assignedToId?: string | null;
+                    externalId?: string | null;
                 };
             };
         };
@@ -12664,7 +13110,8 @@ export interface operations {
                      *       "createdAt": "2026-11-20T14:05:00.000Z",
                      *       "updatedAt": "2026-11-26T09:30:00.000Z",
                      *       "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
-                     *       "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ"
+                     *       "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *       "externalId": "crm-000123"
                      *     }
                      */
                     "application/json": components["schemas"]["Lead"];
@@ -12716,6 +13163,271 @@ export interface operations {
                 };
             };
             /** @description `PRECONDITION_FAILED`: The `If-Match` ETag is not the resource's current one (it changed since, or the tag is not one of ours): nothing was written. */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as `Content-Type: application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `UNPROCESSABLE_CONTENT`: The `Idempotency-Key` was already used for another request (another body or procedure). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`: The key's requests per minute are used up, or its client address failed to authenticate too often; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /**
+                     * @description The quota (draft-ietf-httpapi-ratelimit-headers): `"key";q=<requests>;w=60` per API key or playground token (by tier: FREE 60, PRO 600, BUSINESS 1200 a minute), or `"auth";q=<failures>;w=60` for failed authentications from one client address.
+                     * @example "key";q=1200;w=60
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description What remains: `r` requests of the quota, `t` seconds until it resets.
+                     * @example "key";r=0;t=30
+                     */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR`: Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The database cannot be reached; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+        };
+    };
+    upsertLeadByExternalId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Write only if the lead is still this version: its `ETag` (or `*`). Another lead's tag or a stale one is a 412 and nothing is written.
+                 * @example "q0B6zPq3TwK1c9YfVb2xWg"
+                 */
+                "If-Match"?: string;
+                /**
+                 * @description Makes a retry safe: the same key with the same body within 24 hours replays the first answer (status and body, with `Idempotent-Replayed: true`) without acting again; with another body or procedure it is a 422; while the first call with the key is still running, a 409. Keys belong to the API key that sent them. Validation failures (400) and server errors are not kept.
+                 * @example 6f1c2c1e-8f7a-4d0e-9f55-2b1f3a9c7d10
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Your own id for the lead, percent-encoded (a `/` as `%2F`): 1 to 255 printable characters.
+                 * @example crm-000123
+                 */
+                externalId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Ana Souza",
+                 *       "phone": "+447400123456",
+                 *       "email": "ana@example.com",
+                 *       "company": "Acme Ltd",
+                 *       "source": "website",
+                 *       "notes": "Asked for a call back after 3 pm",
+                 *       "nextCallAt": "2026-12-03T10:00:00Z",
+                 *       "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *     }
+                 */
+                "application/json": {
+                    /** @example Ana Souza */
+                    name: string;
+                    /**
+                     * Format: phone
+                     * @description E.164, or the national format of the workspace's region; answered in E.164.
+                     * @example +447400123456
+                     */
+                    phone: string;
+                    /**
+                     * Format: email
+                     * @example ana@example.com
+                     */
+                    email?: string;
+                    phones?: string[];
+                    emails?: string[];
+                    company?: string | null;
+                    source?: string | null;
+                    notes?: string | null;
+                    /** @enum {string} */
+                    status?: "NOT_CONTACTED" | "CONTACTED" | "QUALIFIED" | "LOST" | "NO_ANSWER" | "BUSY" | "SWITCHED_OFF" | "OUT_OF_SERVICE" | "WRONG_NUMBER";
+                    nextCallAt?: (Date | string) | null;
+                    assignedToId?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Changed: the lead as it now is. */
+            200: {
+                headers: {
+                    /** @description The lead's version, a strong quoted tag: send it as `If-Match` to update or delete only that version. */
+                    ETag?: string;
+                    /** @description `true` when this answer is the stored answer to an earlier call with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "lead_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *       "name": "Ana Souza",
+                     *       "phones": [
+                     *         "+447400123456"
+                     *       ],
+                     *       "emails": [
+                     *         "ana@example.com"
+                     *       ],
+                     *       "primaryPhone": "+447400123456",
+                     *       "primaryEmail": "ana@example.com",
+                     *       "contactId": "con_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *       "company": "Acme Ltd",
+                     *       "source": "website",
+                     *       "status": "CONTACTED",
+                     *       "notes": "Interested in the annual plan; call back on Thursday",
+                     *       "nextCallAt": "2026-12-03T10:00:00.000Z",
+                     *       "createdAt": "2026-11-20T14:05:00.000Z",
+                     *       "updatedAt": "2026-11-26T09:30:00.000Z",
+                     *       "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *       "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *       "externalId": "crm-000123"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Lead"];
+                };
+            };
+            /** @description Created: the lead. */
+            201: {
+                headers: {
+                    /** @description The new lead's URL, `/api/v1/leads/{id}`. */
+                    Location?: string;
+                    /** @description The lead's version, a strong quoted tag: send it as `If-Match` to update or delete only that version. */
+                    ETag?: string;
+                    /** @description `true` when this answer is the stored answer to an earlier call with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "lead_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *       "name": "Ana Souza",
+                     *       "phones": [
+                     *         "+447400123456"
+                     *       ],
+                     *       "emails": [
+                     *         "ana@example.com"
+                     *       ],
+                     *       "primaryPhone": "+447400123456",
+                     *       "primaryEmail": "ana@example.com",
+                     *       "contactId": "con_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *       "company": "Acme Ltd",
+                     *       "source": "website",
+                     *       "status": "CONTACTED",
+                     *       "notes": "Interested in the annual plan; call back on Thursday",
+                     *       "nextCallAt": "2026-12-03T10:00:00.000Z",
+                     *       "createdAt": "2026-11-20T14:05:00.000Z",
+                     *       "updatedAt": "2026-11-26T09:30:00.000Z",
+                     *       "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *       "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *       "externalId": "crm-000123"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Lead"];
+                };
+            };
+            /** @description `BAD_REQUEST`: The external id or a field is not valid (`issues` names it), or the body carries `externalId` or `expectedUpdatedAt`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or malformed Authorization header, or an invalid, expired or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `FORBIDDEN`: The key lacks the `leads.create` or the `leads.update` scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `NOT_FOUND`: A referenced record (`assignedToId`) is not in this workspace. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `CONFLICT`: The status change is not allowed (a converted lead), or a call with the same `Idempotency-Key` is in progress. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `PRECONDITION_FAILED`: The lead is not the version `If-Match` named, or no lead holds the external id. */
             412: {
                 headers: {
                     [name: string]: unknown;
@@ -12987,7 +13699,8 @@ export interface operations {
                  *           "createdAt": "2026-11-20T14:05:00.000Z",
                  *           "updatedAt": "2026-11-26T09:30:00.000Z",
                  *           "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
-                 *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "externalId": "crm-000123"
                  *         }
                  *       }
                  *     }
@@ -13068,7 +13781,8 @@ export interface operations {
                  *           "createdAt": "2026-11-20T14:05:00.000Z",
                  *           "updatedAt": "2026-11-26T09:30:00.000Z",
                  *           "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
-                 *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "externalId": "crm-000123"
                  *         }
                  *       }
                  *     }
@@ -13149,7 +13863,8 @@ export interface operations {
                  *           "createdAt": "2026-11-20T14:05:00.000Z",
                  *           "updatedAt": "2026-11-26T09:30:00.000Z",
                  *           "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
-                 *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "externalId": "crm-000123"
                  *         },
                  *         "from": "NOT_CONTACTED",
                  *         "to": "CONTACTED"
@@ -13232,7 +13947,8 @@ export interface operations {
                  *           "createdAt": "2026-11-20T14:05:00.000Z",
                  *           "updatedAt": "2026-11-26T09:30:00.000Z",
                  *           "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
-                 *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "externalId": "crm-000123"
                  *         },
                  *         "from": null,
                  *         "to": "mem_3kTMd9VbX2qLr7NwY5pHcZ"
@@ -13315,7 +14031,8 @@ export interface operations {
                  *           "createdAt": "2026-11-20T14:05:00.000Z",
                  *           "updatedAt": "2026-11-26T09:30:00.000Z",
                  *           "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
-                 *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "externalId": "crm-000123"
                  *         },
                  *         "call": {
                  *           "id": "call_3kTMd9VbX2qLr7NwY5pHcZ",
@@ -13405,7 +14122,8 @@ export interface operations {
                  *           "createdAt": "2026-11-20T14:05:00.000Z",
                  *           "updatedAt": "2026-11-26T09:30:00.000Z",
                  *           "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
-                 *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "externalId": "crm-000123"
                  *         },
                  *         "client": {
                  *           "id": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
@@ -13416,7 +14134,8 @@ export interface operations {
                  *           "phone": "+447400123456",
                  *           "notes": "Invoices to accounts@acme.example, net 30",
                  *           "createdAt": "2026-11-26T09:30:00.000Z",
-                 *           "updatedAt": "2026-11-27T11:15:00.000Z"
+                 *           "updatedAt": "2026-11-27T11:15:00.000Z",
+                 *           "externalId": "crm-000123"
                  *         }
                  *       }
                  *     }
@@ -13497,7 +14216,8 @@ export interface operations {
                  *           "createdAt": "2026-11-20T14:05:00.000Z",
                  *           "updatedAt": "2026-11-26T09:30:00.000Z",
                  *           "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
-                 *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "externalId": "crm-000123"
                  *         }
                  *       }
                  *     }
@@ -13571,7 +14291,8 @@ export interface operations {
                  *           "primaryEmail": "ana@example.com",
                  *           "company": "Acme Ltd",
                  *           "createdAt": "2026-11-20T14:05:00.000Z",
-                 *           "updatedAt": "2026-11-26T09:30:00.000Z"
+                 *           "updatedAt": "2026-11-26T09:30:00.000Z",
+                 *           "externalId": "crm-000123"
                  *         }
                  *       }
                  *     }
@@ -13645,7 +14366,8 @@ export interface operations {
                  *           "primaryEmail": "ana@example.com",
                  *           "company": "Acme Ltd",
                  *           "createdAt": "2026-11-20T14:05:00.000Z",
-                 *           "updatedAt": "2026-11-26T09:30:00.000Z"
+                 *           "updatedAt": "2026-11-26T09:30:00.000Z",
+                 *           "externalId": "crm-000123"
                  *         }
                  *       }
                  *     }
@@ -13719,7 +14441,8 @@ export interface operations {
                  *           "primaryEmail": "ana@example.com",
                  *           "company": "Acme Ltd",
                  *           "createdAt": "2026-11-20T14:05:00.000Z",
-                 *           "updatedAt": "2026-11-26T09:30:00.000Z"
+                 *           "updatedAt": "2026-11-26T09:30:00.000Z",
+                 *           "externalId": "crm-000123"
                  *         }
                  *       }
                  *     }
@@ -13789,7 +14512,8 @@ export interface operations {
                  *           "phone": "+447400123456",
                  *           "notes": "Invoices to accounts@acme.example, net 30",
                  *           "createdAt": "2026-11-26T09:30:00.000Z",
-                 *           "updatedAt": "2026-11-27T11:15:00.000Z"
+                 *           "updatedAt": "2026-11-27T11:15:00.000Z",
+                 *           "externalId": "crm-000123"
                  *         }
                  *       }
                  *     }
@@ -13859,7 +14583,8 @@ export interface operations {
                  *           "phone": "+447400123456",
                  *           "notes": "Invoices to accounts@acme.example, net 30",
                  *           "createdAt": "2026-11-26T09:30:00.000Z",
-                 *           "updatedAt": "2026-11-27T11:15:00.000Z"
+                 *           "updatedAt": "2026-11-27T11:15:00.000Z",
+                 *           "externalId": "crm-000123"
                  *         }
                  *       }
                  *     }
@@ -13929,7 +14654,8 @@ export interface operations {
                  *           "phone": "+447400123456",
                  *           "notes": "Invoices to accounts@acme.example, net 30",
                  *           "createdAt": "2026-11-26T09:30:00.000Z",
-                 *           "updatedAt": "2026-11-27T11:15:00.000Z"
+                 *           "updatedAt": "2026-11-27T11:15:00.000Z",
+                 *           "externalId": "crm-000123"
                  *         }
                  *       }
                  *     }

@@ -6,6 +6,7 @@ export const procedureMethods = {
   'leads.getById': 'GET',
   'leads.create': 'POST',
   'leads.update': 'POST',
+  'leads.upsert': 'POST',
   'leads.delete': 'POST',
   'leads.assign': 'POST',
   'leads.logCall': 'POST',
