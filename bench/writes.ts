@@ -298,7 +298,7 @@ async function main(): Promise<void> {
   const medians = [
     '| case | req/s by round | median req/s | median p50 ms | median p99 ms | median server CPU µs/req | median PostgreSQL CPU µs/req |',
     '|---|---|---:|---:|---:|---:|---:|',
-    ...seriesNames.map(([key, label]) => `| ${label} | ${(series.get(key) ?? []).map((r) => r.rps).join(', ')} | ${rps(key)} | ${ms(med(key, (r) => r.p50))} | ${ms(med(key, (r) => r.p99))} | ${serverCpu(key)} | ${pgCpu(key)} |`),
+    ...seriesNames.filter(([key]) => series.has(key)).map(([key, label]) => `| ${label} | ${(series.get(key) ?? []).map((r) => r.rps).join(', ')} | ${rps(key)} | ${ms(med(key, (r) => r.p50))} | ${ms(med(key, (r) => r.p99))} | ${serverCpu(key)} | ${pgCpu(key)} |`),
   ].join('\n');
 
   const createOne = rps('create one ours') / rps('create one ceiling');
