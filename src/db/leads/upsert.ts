@@ -1,6 +1,5 @@
 import type { Knex } from 'knex';
 import type { Db } from '../knex';
-import { TABLES } from '../tables';
 import type { NewEvent } from '../events';
 import { createLeadUnlessHeld } from './create';
 import { updateLead, type LeadChange, type LeadWrite } from './writes';
@@ -46,10 +45,10 @@ export async function upsertLead(db: Db, orgId: string, upsert: LeadUpsert): Pro
   for (let round = 0; round < ROUNDS; round++) {
     if (create && (await createLeadUnlessHeld(db, orgId, create.lead, create.events))) return { created: true, lead: create.lead };
     const write = await db.transaction(async (trx) => {
-      const leadId = await lockHolder(trx, orgId, upsert.externalId);
-      if (leadId === undefined) return undefined;
-      const written = (await updateLead(trx, orgId, leadId, upsert.change, upsert.check))!;
-      await upsert.recordChange?.(trx, written);
+      // Found and locked by its external id in the change's own statement (a concurrent change
+      // of the id that committed first is seen, and the lead no longer matches).
+      const written = await updateLead(trx, orgId, { externalId: upsert.externalId }, upsert.change, upsert.check);
+      if (written) await upsert.recordChange?.(trx, written);
       return written;
     });
     if (write) return { created: false, write };
@@ -63,13 +62,4 @@ export async function upsertLead(db: Db, orgId: string, upsert: LeadUpsert): Pro
 export async function lockLeadByExternalId(trx: Knex.Transaction, orgId: string, externalId: string): Promise<Lead | undefined> {
   const row: LeadRow | undefined = await leadsWithContacts(trx, orgId).select(LEAD_COLUMNS).where('l.external_id', externalId).forUpdate('l').first();
   return row && toLead(row);
-}
-
-/**
- * The id of the lead holding the external id, locked for the transaction (a concurrent change of
- * its external id waits; one that committed first is seen, and the lead no longer matches).
- */
-async function lockHolder(trx: Knex.Transaction, orgId: string, externalId: string): Promise<string | undefined> {
-  const row: { id: string } | undefined = await trx(TABLES.leads).select('id').where({ org_id: orgId, external_id: externalId }).forUpdate().first();
-  return row?.id;
 }

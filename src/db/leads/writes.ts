@@ -31,6 +31,9 @@ export interface LeadChange {
   convertedNow?: boolean;
 }
 
+/** Which lead a change is for: its id, or (an upsert) the external id it holds. */
+export type LeadKey = string | { externalId: string };
+
 /** What a lead's change did: the lead as it was (its row locked by the write) and as it is, and its contact when the change set person fields. */
 export interface LeadWrite {
   before: Lead;
@@ -50,22 +53,22 @@ export interface LeadWrite {
 export async function updateLead(
   trx: Knex.Transaction,
   orgId: string,
-  leadId: string,
+  lead: LeadKey,
   change: LeadChange,
   check: (before: Lead) => void = () => {},
 ): Promise<LeadWrite | undefined> {
   const person = change.person && hasAny(change.person) ? change.person : undefined;
-  const row = await changeLeadRow(trx, orgId, leadId, change, person);
+  const row = await changeLeadRow(trx, orgId, lead, change, person);
   if (!row) return undefined;
   const before = toLead({ ...row, ...beforeColumnsOf(row) });
   check(before);
   const contact = person && (await contacts.update(trx, orgId, row.contact_id, person));
-  const lead = toLead(contact ? { ...row, ...personColumnsOf(contact) } : row);
+  const after = toLead(contact ? { ...row, ...personColumnsOf(contact) } : row);
   // The contact's other leads, if it has any (seeded data may share one), take its new search text.
   if (contact && row.contact_leads > 1) await copyContactSearch(trx, orgId, contact);
-  await storeLeadJson(trx, orgId, contact ? { contactId: contact.id } : { leadIds: [leadId] });
-  await addToCounts(trx, orgId, moved(before, lead));
-  return contact ? { before, lead, contact } : { before, lead };
+  await storeLeadJson(trx, orgId, contact ? { contactId: contact.id } : { leadIds: [row.id] });
+  await addToCounts(trx, orgId, moved(before, after));
+  return contact ? { before, lead: after, contact } : { before, lead: after };
 }
 
 /**
@@ -127,7 +130,7 @@ const FIELD_COLUMNS: Record<keyof LeadFields, string> = {
 async function changeLeadRow(
   trx: Knex.Transaction,
   orgId: string,
-  leadId: string,
+  lead: LeadKey,
   change: LeadChange,
   person: PersonChange | undefined,
 ): Promise<ChangedRow | undefined> {
@@ -151,12 +154,12 @@ async function changeLeadRow(
     `update ${TABLES.leads} l set ${sets.join(', ')}
      from (
        select ${['id', 'contact_id', ...BEFORE_COLUMNS].join(', ')}, ${contactLeads}::int as contact_leads
-       from ${TABLES.leads} where org_id = ? and id = ? for update
+       from ${TABLES.leads} where org_id = ? and ${typeof lead === 'string' ? 'id' : 'external_id'} = ? for update
      ) o
      join ${TABLES.contacts} c on c.org_id = ? and c.id = o.contact_id
      where l.org_id = ? and l.id = o.id
      returning ${LEAD_COLUMNS.join(', ')}, o.contact_leads, ${BEFORE_COLUMNS.map((column) => `o.${column} as before_${column}`).join(', ')}`,
-    [...values, ...(person ? [orgId] : []), orgId, leadId, orgId, orgId],
+    [...values, ...(person ? [orgId] : []), orgId, typeof lead === 'string' ? lead : lead.externalId, orgId, orgId],
   );
   return row;
 }
