@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import type { Db } from '../src/db/knex';
 import { openBenchDatabase, ensureWorkspace, createBenchKey, DEFAULT_BENCH_URL, postgresVersion } from './lib/dataset';
 import { startServer, buildService, runCannon, serviceEnv, serviceArgs, postmasterOf, BENCH_POOL_MAX, type RunningServer } from './lib/processes';
@@ -16,18 +17,22 @@ import type { CannonResult } from './lib/cannon';
 // round: dead and live rows of the tables a create writes (pg_stat_user_tables), and with
 // pg_stat_statements loaded (DEFAULT_PG_STATEMENTS=1 on the private cluster), the round's costliest
 // statements. Markdown on stdout, progress on stderr. The rows it creates stay (a young workspace
-// per run, named by the run).
+// per run, named by the run). BENCH_SERVICE_DIR names another checkout whose service is measured
+// (an older commit in a git worktree, as bench/writes.ts says).
 const arg = (name: string, fallback: number) => {
   const at = process.argv.indexOf(`--${name}`);
   return at >= 0 ? Number(process.argv[at + 1]) : fallback;
 };
 const ROUNDS = arg('rounds', 3);
 const SECONDS = arg('seconds', 10);
+/** Seconds of warm-up before each round; the first round's is longer (a server's first requests compile its code). */
 const WARMUP = 1;
+const FIRST_WARMUP = 3;
 const CONNECTIONS = 50;
 const START_LEADS = 1000;
 const BODIES = 5000;
 const url = process.env.BENCH_DATABASE_URL ?? DEFAULT_BENCH_URL;
+const serviceDir = resolve(process.env.BENCH_SERVICE_DIR ?? resolve(__dirname, '..'));
 const runTag = Date.now() % 1_000_000;
 /** The tables one create writes (ours), and the ceiling's. */
 const TABLES = ['contacts', 'leads', 'lead_json', 'lead_counts', 'events', 'webhook_deliveries', 'ceiling_contacts', 'ceiling_leads', 'ceiling_events'];
@@ -78,7 +83,7 @@ async function main(): Promise<void> {
   const statements = await statementsReady(db);
   const { orgId } = await ensureWorkspace(db, `bench young ${runTag}`, START_LEADS);
   const key = await createBenchKey(db, orgId);
-  const entry = buildService();
+  const entry = buildService(serviceDir);
   const env = { DATABASE_URL: url, DB_POOL_MAX: BENCH_POOL_MAX };
   const servers: RunningServer[] = [];
   const out: string[] = [];
@@ -86,7 +91,7 @@ async function main(): Promise<void> {
   const statementTables: string[] = [];
   const rowLines: string[] = [];
   try {
-    const ours = await startServer('ours', serviceArgs(entry), serviceEnv(url));
+    const ours = await startServer('ours', serviceArgs(entry, serviceDir), serviceEnv(url));
     servers.push(ours);
     const ceiling = await startServer('create ceiling', ['--import', 'tsx', 'bench/servers/create-ceiling.ts'], env);
     servers.push(ceiling);
@@ -99,7 +104,7 @@ async function main(): Promise<void> {
       ] as const) {
         process.stderr.write(`round ${round}: ${name}\n`);
         if (statements) await db.raw('select pg_stat_statements_reset()');
-        const result = await runCannon({ ...job, method: 'POST', connections: CONNECTIONS, warmupSeconds: WARMUP, seconds: SECONDS }, server.pid, postmasterPid);
+        const result = await runCannon({ ...job, method: 'POST', connections: CONNECTIONS, warmupSeconds: round === 1 ? FIRST_WARMUP : WARMUP, seconds: SECONDS }, server.pid, postmasterPid);
         if (result.errors + result.non2xx > 0) process.stderr.write(`  ${result.errors} errors, ${result.non2xx} non-2xx answers\n`);
         rounds.push({ round, name, result });
         if (statements) statementTables.push(`Round ${round}, ${name}:`, '', '| total ms | calls | mean ms | buffers/call | statement |', '|---:|---:|---:|---:|---|', ...(await topStatements(db)), '');
@@ -114,7 +119,7 @@ async function main(): Promise<void> {
   await db.destroy();
 
   out.push(
-    `${machineLine(pgVersion)}; autovacuum ${autovacuum}; ${url.replace(/\/\/[^@]*@/, '//')}; a new workspace of ${START_LEADS} leads (${leads} at the end); ${CONNECTIONS} connections, ${WARMUP} s warm-up and ${SECONDS} s counted per round; each server started once; PostgreSQL CPU of ${postmasterPid ? `postmaster ${postmasterPid}'s processes` : 'every postgres process'} (the service's counter folding and any autovacuum included).`,
+    `${machineLine(pgVersion)}; ours from ${serviceDir}; autovacuum ${autovacuum}; ${url.replace(/\/\/[^@]*@/, '//')}; a new workspace of ${START_LEADS} leads (${leads} at the end); ${CONNECTIONS} connections, ${WARMUP} s warm-up (${FIRST_WARMUP} s before round 1) and ${SECONDS} s counted per round; each server started once; PostgreSQL CPU of ${postmasterPid ? `postmaster ${postmasterPid}'s processes` : 'every postgres process'} (the service's counter folding and any autovacuum included).`,
     '',
     '| round | ours req/s | ours PostgreSQL µs/create | ours p99 ms | bare req/s | bare PostgreSQL µs/create |',
     '|---:|---:|---:|---:|---:|---:|',
