@@ -130,7 +130,7 @@ export async function foldCounterShards(
  * session opened after this read and given the pid of one that ended may have its row folded
  * under it, which costs it one insert and keeps every total exact.
  */
-export async function openSessionShards(db: Db): Promise<number[]> {
+async function openSessionShards(db: Db): Promise<number[]> {
   const { rows } = await db.raw<{ rows: { pid: number }[] }>('select pid from pg_stat_activity where pid is not null');
   return rows.map((r) => Number(r.pid));
 }
