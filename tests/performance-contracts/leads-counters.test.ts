@@ -6,14 +6,15 @@ import { bulkInsert, changeLead, expectTotalsExact, idsWhere, removeLead, STATUS
 import type { Db } from '../../src/db/knex';
 import * as leads from '../../src/db/leads';
 import type { LeadFields } from '../../src/db/leads';
-import { foldCounterShards, foldAllCounterShards, startCounterFolding } from '../../src/db/leads/counters';
+import { foldCounterShards, foldAllCounterShards, foldEndedSessions, startCounterFolding } from '../../src/db/leads/counters';
 import type { LeadStatus } from '../../src/domain/lead-status';
 import { createLogger } from '../../src/logger';
 import { startPeriodicJob } from '../../src/server/periodic-job';
 import { until } from '../helpers/poll';
 
 // How the totals' counters are kept (src/db/leads/counters.ts, behind the leads entry point): a
-// row per database session and group, folded into one by the periodic job. The totals themselves
+// row per database session and group, updated in place while the session is open, folded into
+// one by the periodic job once it has ended. The totals themselves
 // are checked through HTTP by tests/integration/leads-list-totals.test.ts.
 
 const ctx = createTestContext();
@@ -57,19 +58,48 @@ describe('the leads counters (lead_counts) behind the totals', () => {
     await expectTotalsExact(ctx.app, ctx.db, ws, [member.id]);
   });
 
-  it("is folded by the service's periodic job, at its start", async () => {
+  it("is folded by the service's periodic job, at its start, once the sessions that wrote have ended", async () => {
     const ws = await createWorkspace(ctx.db);
-    for (let i = 0; i < 12; i += 1) await bulkInsert(sessions[i % 3]!, ws.org.id, `j${i}_`, 1, null);
+    const ended = [createTestDb(1), createTestDb(1)];
+    for (let i = 0; i < 12; i += 1) await bulkInsert(ended[i % 2]!, ws.org.id, `j${i}_`, 1, null);
+    await Promise.all(ended.map((db) => db.destroy()));
     expect((await counterGroups(ctx.db, ws.org.id)).some((g) => g.rows > 1)).toBe(true);
 
     const job = startCounterFolding({ db: ctx.db, logger: createLogger('silent'), startJob: startPeriodicJob });
     try {
-      // The run at start folds every workspace with counters to fold, one after another.
+      // The run at start folds every workspace with counters of ended sessions, one after another
+      // (a backend may still be exiting then: a later run folds it).
       expect(await until(async () => (await counterGroups(ctx.db, ws.org.id)).every((g) => g.rows === 1), 10_000)).toBe(true);
     } finally {
       await job.stop(); // waits for the run in progress
     }
     await expectTotalsExact(ctx.app, ctx.db, ws, []);
+  });
+
+  it('leaves the rows of open sessions in place and folds those of ended ones, every total exact', async () => {
+    const ws = await createWorkspace(ctx.db);
+    const open = createTestDb(1);
+    const ended = createTestDb(1);
+    try {
+      for (let i = 0; i < 6; i += 1) await bulkInsert(i % 2 ? open : ended, ws.org.id, `o${i}_`, 2, null);
+      const openShard = Number((await open.raw('select pg_backend_pid() as pid')).rows[0].pid);
+      await ended.destroy();
+      /** The shards the workspace's counter rows belong to. */
+      const shardsOf = async () => [...new Set((await ctx.db('lead_counts').where('org_id', ws.org.id).pluck('shard')).map(Number))].sort((a, b) => a - b);
+      expect(await until(async () => {
+        await foldEndedSessions(ctx.db);
+        return (await shardsOf()).join() === `0,${openShard}`;
+      }, 10_000)).toBe(true);
+      await expectTotalsExact(ctx.app, ctx.db, ws, []);
+
+      // The open session's next writes update its row in place, and a fold leaves it there.
+      for (let i = 0; i < 3; i += 1) await bulkInsert(open, ws.org.id, `p${i}_`, 1, null);
+      await foldEndedSessions(ctx.db);
+      expect(await shardsOf()).toEqual([0, openShard]);
+      await expectTotalsExact(ctx.app, ctx.db, ws, []);
+    } finally {
+      await open.destroy();
+    }
   });
 
   it('keeps totals exact while shards are folded during concurrent writes, without a deadlock', async () => {

@@ -15,7 +15,8 @@ import { LEAD_COLUMNS, leadsWithContacts, toLead, type Lead, type LeadFields, ty
 // answers what changed (the rows before and after). Events are not decided here: the procedure
 // turns that answer into event drafts (src/events/lead-events.ts) and records them
 // (src/events/record-events.ts). What a lead's rows derive:
-// - lead_counts: +1/-1 per (status, assignee) group a lead enters or leaves (counters.ts);
+// - lead_counts: +1/-1 per (status, assignee) group a lead enters or leaves, in the writing
+//   session's row of the group (counters.ts: updated in place, no vacuum needed);
 // - the lead's copies of its contact's search text (leads.contact_search_lower and
 //   contact_phone_digits), computed by the same SQL functions as the contact's own columns;
 // - lead_json: the lead as the REST list sends it (lead-json.ts), after every other write.
