@@ -21,6 +21,7 @@ import * as writesWithoutHotRows from './20261210120000_writes_without_hot_rows'
 import * as dropLeadJsonRender from './20261210120100_drop_lead_json_render';
 import * as fewerIndexWritesPerCreate from './20261211120000_fewer_index_writes_per_create';
 import * as workspaceRowsWithoutOrganisationLocks from './20261211120100_workspace_rows_without_organisation_locks';
+import * as createImports from './20261213120000_create_imports';
 
 /**
  * Every migration, in order. An explicit list rather than a scanned folder: it works the same
@@ -50,4 +51,5 @@ export const MIGRATIONS = [
   { name: '20261210120100_drop_lead_json_render', module: dropLeadJsonRender },
   { name: '20261211120000_fewer_index_writes_per_create', module: fewerIndexWritesPerCreate },
   { name: '20261211120100_workspace_rows_without_organisation_locks', module: workspaceRowsWithoutOrganisationLocks },
+  { name: '20261213120000_create_imports', module: createImports },
 ];
