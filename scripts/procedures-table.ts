@@ -7,6 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { procedures, subscriptions } from '../src/procedures';
+import { scopesOf } from '../src/rpc/define-procedure';
 
 /** The file holding the generated table, between the two markers. */
 export const PROCEDURES_DOC = join(__dirname, '..', 'docs', 'procedures.md');
@@ -30,7 +31,7 @@ export function proceduresTable(): string {
     ...subscriptions.map((s) => ({ ...s, method: SUBSCRIPTION_METHOD })),
   ]
     .sort((a, b) => a.name.localeCompare(b.name))
-    .map((p) => `| \`${p.name}\` | ${p.method} | \`${p.scope}\` | ${p.exposed ? 'yes' : 'no'} | ${inputSummary(p.input)} | ${p.description} |`);
+    .map((p) => `| \`${p.name}\` | ${p.method} | ${('alsoScopes' in p ? scopesOf(p) : [p.scope]).map((s) => `\`${s}\``).join(' and ')} | ${p.exposed ? 'yes' : 'no'} | ${inputSummary(p.input)} | ${p.description} |`);
   return ['| procedure | method | scope | exposed | input | what it does |', '|---|---|---|---|---|---|', ...rows].join('\n');
 }
 

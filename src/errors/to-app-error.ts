@@ -13,6 +13,18 @@ const PG_CODES: Record<string, { code: AppError['code']; message: string }> = {
 };
 
 /**
+ * The unique indexes of external ids (migration 20261212120000, `<table>_org_external_id_key`):
+ * a value another record of the resource holds in the workspace, answered naming the field.
+ */
+const EXTERNAL_ID_KEY = /^(leads|contacts|clients)_org_external_id_key(?:_\d+)?$/; // Citus names the shard's index: _<shard id>
+const RECORD_NOUNS: Record<string, string> = { leads: 'lead', contacts: 'contact', clients: 'client' };
+
+function externalIdTaken(table: string, cause: unknown): AppError {
+  const message = `another ${RECORD_NOUNS[table]} of this workspace holds this external id`;
+  return new AppError('CONFLICT', `externalId: ${message}`, { cause, issues: [{ path: ['externalId'], message }] });
+}
+
+/**
  * The database cannot be reached or is restarting: socket errors, admin_shutdown (57P01),
  * crash_shutdown (57P02), cannot_connect_now (57P03, starting up or shutting down),
  * too_many_connections (53300) and every connection exception (class 08).
@@ -61,10 +73,15 @@ export function toAppError(err: unknown): AppError {
     if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') {
       return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Unsupported content encoding or charset', { cause: err });
     }
+    // A path segment that is not valid percent-encoding (the router's decodeURIComponent).
+    if (err instanceof URIError) return new AppError('BAD_REQUEST', 'The path is not valid percent-encoding', { cause: err });
     if (e.type === 'request.aborted' || e.type === 'request.size.invalid' || e.status === 400) {
       return new AppError('BAD_REQUEST', 'The request body could not be read', { cause: err });
     }
     if (typeof e.code === 'string') {
+      const constraint = (err as { constraint?: unknown }).constraint;
+      const externalId = e.code === '23505' && typeof constraint === 'string' ? EXTERNAL_ID_KEY.exec(constraint) : null;
+      if (externalId) return externalIdTaken(externalId[1]!, err);
       const known = PG_CODES[e.code];
       if (known) return new AppError(known.code, known.message, { cause: err });
       if (UNAVAILABLE.has(e.code) || /^08[0-9A-Z]{3}$/.test(e.code)) return unavailable('The database is unavailable; retry shortly', err);

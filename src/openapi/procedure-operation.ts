@@ -1,4 +1,5 @@
 import type { AnyProcedure } from '../rpc/registry';
+import { scopesOf } from '../rpc/define-procedure';
 import { acceptsNoInput } from './json-schema';
 import { inputQueryParameter, ref, requestEnvelope, successEnvelope } from './envelopes';
 import { rpcErrorResponses } from './errors';
@@ -13,7 +14,9 @@ export const inputSchemaName = (procedure: { name: string }): string => `${proce
 export const outputSchemaName = (procedure: { name: string }): string => `${procedure.name}.output`;
 
 function describe(procedure: AnyProcedure): string {
-  const lines = [procedure.description, '', `**Required scope:** \`${procedure.scope}\``];
+  const scopes = scopesOf(procedure);
+  const required = scopes.length === 1 ? `**Required scope:** \`${procedure.scope}\`` : `**Required scopes:** ${scopes.map((s) => `\`${s}\``).join(' and ')}`;
+  const lines = [procedure.description, '', required];
   const d = procedure.deprecated;
   if (d) {
     const instead = d.replacement ? `; use \`${d.replacement}\` instead` : '';
@@ -33,7 +36,7 @@ export function procedureOperation(procedure: AnyProcedure, links?: Record<strin
     summary: procedure.description,
     description: describe(procedure),
     tags: [procedure.name.split('.')[0]],
-    security: [{ bearerAuth: [procedure.scope] }],
+    security: [{ bearerAuth: scopesOf(procedure) }],
     'x-required-scope': procedure.scope,
     responses: {
       '200': {

@@ -45,6 +45,11 @@ export interface Procedure<Input extends z.ZodType = z.ZodType, Output extends z
   /** GET for reads, POST for writes. */
   method: 'GET' | 'POST';
   scope: Scope;
+  /**
+   * Scopes the call needs besides `scope`, each checked in turn (a missing one is a 403 naming it):
+   * for a procedure that does what two others do (leads.upsert creates or updates).
+   */
+  alsoScopes?: readonly Scope[];
   /** Whether API keys may call it at all; the app-only procedures say `false` explicitly. */
   exposed: boolean;
   /** One line for the procedure table and the reference docs. */
@@ -59,6 +64,11 @@ export interface Procedure<Input extends z.ZodType = z.ZodType, Output extends z
   deprecated?: Deprecation;
   /** Its answer must be what `output` takes (a Date where it says Date): checked here by the compiler. */
   handler(args: { ctx: ProcedureContext; input: z.output<Input> }): Promise<z.input<Output>>;
+}
+
+/** Every scope a call of `procedure` needs: its `scope`, then its `alsoScopes`. */
+export function scopesOf(procedure: { scope: Scope; alsoScopes?: readonly Scope[] }): Scope[] {
+  return [procedure.scope, ...(procedure.alsoScopes ?? [])];
 }
 
 /** Identity at run time; exists so each procedure file infers its input and output types. */

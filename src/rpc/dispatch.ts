@@ -9,7 +9,7 @@ import type { Db } from '../db/knex';
 import type { HotReads } from '../db/hot-reads';
 import type { DatabaseNodes } from '../db/nodes';
 import type { AnyProcedure, Registry } from './registry';
-import type { ProcedureContext } from './define-procedure';
+import { scopesOf, type ProcedureContext } from './define-procedure';
 import { readIdempotencyKey } from '../idempotency/idempotency-key';
 import { envelopeFormat, runIdempotently, type AnswerFormat, type IdempotentAnswer } from '../idempotency/run-idempotently';
 import { authenticateWithinLimits } from '../ratelimit/authenticate-within-limits';
@@ -111,7 +111,7 @@ export interface ProcedureCall {
 export async function runProcedure(deps: DispatchDeps, call: ProcedureCall): Promise<{ output: unknown; answer?: IdempotentAnswer }> {
   const { procedure, principal } = call;
   if (!procedure.exposed) throw new AppError('FORBIDDEN', `${procedure.name} is not exposed to the API`);
-  assertScope(principal, procedure.scope);
+  for (const scope of scopesOf(procedure)) assertScope(principal, scope);
   // From here on the call reads its workspace: a node that does not answer fails it fast (503),
   // and its calls never hold more than their share of the pool.
   return deps.nodes.run(principal.orgId, () => runOnNode(deps, call));

@@ -28,6 +28,11 @@ export function createRegistry(procedures: readonly AnyProcedure[]): Registry {
     if (procedure.method !== 'GET' && procedure.method !== 'POST') throw new Error(`${where}: method must be GET or POST`);
     if (typeof procedure.scope !== 'string' || !SCOPE.test(procedure.scope)) throw new Error(`${where}: scope must be <resource>.<read|create|update|delete>`);
     if ((procedure.method === 'GET') !== procedure.scope.endsWith('.read')) throw new Error(`${where}: reads are GET with a .read scope, writes are POST`);
+    for (const scope of procedure.alsoScopes ?? []) {
+      if (typeof scope !== 'string' || !SCOPE.test(scope) || scope.endsWith('.read') !== (procedure.method === 'GET')) {
+        throw new Error(`${where}: alsoScopes must be scopes of its kind (${procedure.method === 'GET' ? 'reads' : 'writes'})`);
+      }
+    }
     if (typeof procedure.exposed !== 'boolean') throw new Error(`${where}: exposed must be stated (true or false)`);
     if (!procedure.input || typeof procedure.input.safeParse !== 'function') throw new Error(`${where}: needs a zod input schema`);
     if (!procedure.output || typeof procedure.output.safeParse !== 'function') throw new Error(`${where}: needs a zod output schema`);

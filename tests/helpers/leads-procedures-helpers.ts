@@ -1,6 +1,6 @@
 import type { Db } from '../../src/db/knex';
 
-/** The 16 fields of the spec's Lead object, sorted. */
+/** The 16 fields of the spec's Lead object and `externalId` (docs/decisions.md, "External ids"), sorted. */
 export const LEAD_FIELDS = [
   'assignedToId',
   'clientId',
@@ -8,6 +8,7 @@ export const LEAD_FIELDS = [
   'contactId',
   'createdAt',
   'emails',
+  'externalId',
   'id',
   'name',
   'nextCallAt',

@@ -4,9 +4,9 @@ import type { Db } from '../../src/db/knex';
 import * as leads from '../../src/db/leads';
 import type { Lead } from '../../src/db/leads';
 
-/** The 16 fields of the spec's Lead object, sorted. */
+/** The 16 fields of the spec's Lead object and `externalId` (docs/decisions.md, "External ids"), sorted. */
 export const LEAD_FIELDS = [
-  'assignedToId', 'clientId', 'company', 'contactId', 'createdAt', 'emails', 'id', 'name', 'nextCallAt', 'notes',
+  'assignedToId', 'clientId', 'company', 'contactId', 'createdAt', 'emails', 'externalId', 'id', 'name', 'nextCallAt', 'notes',
   'phones', 'primaryEmail', 'primaryPhone', 'source', 'status', 'updatedAt',
 ];
 

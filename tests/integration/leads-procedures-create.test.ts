@@ -12,7 +12,7 @@ function create(key: string, input: unknown) {
 }
 
 describe('POST leads.create (success and what is stored)', () => {
-  it('creates a lead from {name, phone} as NOT_CONTACTED with the 16 fields, nulls explicit, and stores lead and contact', async () => {
+  it('creates a lead from {name, phone} as NOT_CONTACTED with the 17 fields, nulls explicit, and stores lead and contact', async () => {
     const ws = await createWorkspace(ctx.db);
     const name = unique('Ada');
     const res = await create(ws.key, { name, phone: '+442079460018' });
@@ -37,8 +37,9 @@ describe('POST leads.create (success and what is stored)', () => {
       updatedAt: expect.any(Date),
       assignedToId: null,
       clientId: null,
+      externalId: null,
     });
-    for (const field of ['primaryEmail', 'company', 'source', 'notes', 'nextCallAt', 'assignedToId', 'clientId']) {
+    for (const field of ['primaryEmail', 'company', 'source', 'notes', 'nextCallAt', 'assignedToId', 'clientId', 'externalId']) {
       expect(json[field]).toBeNull();
     }
     const row = await storedLead(ctx.db, ws.org.id, lead.id);

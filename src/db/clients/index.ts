@@ -19,6 +19,8 @@ export interface Client {
   notes: string | null;
   createdAt: Date;
   updatedAt: Date;
+  /** The caller's own id for the client, unique in the workspace; null when unset. */
+  externalId: string | null;
 }
 
 export interface ClientFields {
@@ -28,14 +30,18 @@ export interface ClientFields {
   email: string | null;
   phone: string | null;
   notes: string | null;
+  /** Absent on an insert: none; on an update: unchanged. */
+  externalId?: string | null;
 }
 
 export interface ClientListFilters {
   /** Matched case-insensitively against name, company, email and phone; phoneDigits also against the phone's digits. */
   search?: SearchTerm;
+  /** Exactly this external id (at most one client holds it). */
+  externalId?: string;
 }
 
-export const CLIENT_COLUMNS = ['id', 'name', 'contact_id', 'company', 'email', 'phone', 'notes', 'created_at', 'updated_at'];
+export const CLIENT_COLUMNS = ['id', 'name', 'contact_id', 'company', 'email', 'phone', 'notes', 'created_at', 'updated_at', 'external_id'];
 
 export interface ClientRow {
   id: string;
@@ -47,6 +53,7 @@ export interface ClientRow {
   notes: string | null;
   created_at: Date;
   updated_at: Date;
+  external_id: string | null;
 }
 
 export function toClient(row: ClientRow): Client {
@@ -60,6 +67,7 @@ export function toClient(row: ClientRow): Client {
     notes: row.notes,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    externalId: row.external_id,
   };
 }
 
@@ -75,6 +83,7 @@ export async function insert(db: Db, orgId: string, fields: ClientFields): Promi
       email: fields.email,
       phone: fields.phone,
       notes: fields.notes,
+      external_id: fields.externalId ?? null,
     })
     .returning(CLIENT_COLUMNS);
   return toClient(row as ClientRow);
@@ -87,6 +96,7 @@ export async function getById(db: Db, orgId: string, clientId: string): Promise<
 
 function filtered(db: Db, orgId: string, filters: ClientListFilters) {
   const query = db(TABLES.clients).where('org_id', orgId);
+  if (filters.externalId !== undefined) query.where('external_id', filters.externalId);
   if (filters.search) {
     const { text, phoneDigits } = filters.search;
     const pattern = containsPattern(text);
@@ -159,5 +169,6 @@ function toColumns(fields: Partial<ClientFields>): Record<string, unknown> {
   if (fields.email !== undefined) columns.email = fields.email;
   if (fields.phone !== undefined) columns.phone = fields.phone;
   if (fields.notes !== undefined) columns.notes = fields.notes;
+  if (fields.externalId !== undefined) columns.external_id = fields.externalId;
   return columns;
 }

@@ -25,6 +25,13 @@ export interface Contact {
   company: string | null;
   createdAt: Date;
   updatedAt: Date;
+  /** The caller's own id for the contact, unique in the workspace; null when unset. */
+  externalId: string | null;
+}
+
+/** The contact's own field beside its person fields: absent on an insert means none, on an update unchanged. */
+export interface ContactOwnFields {
+  externalId?: string | null;
 }
 
 export interface ContactFields {
@@ -37,9 +44,11 @@ export interface ContactFields {
 export interface ContactListFilters {
   /** Matched case-insensitively against name, emails, phones and company; phoneDigits also against the phones' digits. */
   search?: SearchTerm;
+  /** Exactly this external id (at most one contact holds it). */
+  externalId?: string;
 }
 
-const COLUMNS = ['id', 'name', 'phones', 'emails', 'company', 'created_at', 'updated_at'];
+const COLUMNS = ['id', 'name', 'phones', 'emails', 'company', 'created_at', 'updated_at', 'external_id'];
 
 interface ContactRow {
   id: string;
@@ -49,6 +58,7 @@ interface ContactRow {
   company: string | null;
   created_at: Date;
   updated_at: Date;
+  external_id: string | null;
 }
 
 /** A contact's person fields as the API answers them: the primary phone and email are the first of each, or null (as a lead's: src/db/leads/shape.ts). */
@@ -69,11 +79,13 @@ function toContact(row: ContactRow): Contact {
     ...personFieldsOf(row),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    externalId: row.external_id,
   };
 }
 
 function filtered(db: Db, orgId: string, filters: ContactListFilters) {
   const query = db(TABLES.contacts).where('org_id', orgId);
+  if (filters.externalId !== undefined) query.where('external_id', filters.externalId);
   if (filters.search) whereContactMatches(query, filters.search, contactRow(''));
   return query;
 }
@@ -110,7 +122,7 @@ export async function lockForUpdate(trx: Knex.Transaction, orgId: string, contac
 }
 
 /** Inserts a contact whose phones and emails are already normalised; answers it as stored. */
-export async function insert(db: Db, orgId: string, fields: ContactFields): Promise<Contact> {
+export async function insert(db: Db, orgId: string, fields: ContactFields & ContactOwnFields): Promise<Contact> {
   const [row] = await db(TABLES.contacts)
     .insert({
       org_id: orgId,
@@ -119,6 +131,7 @@ export async function insert(db: Db, orgId: string, fields: ContactFields): Prom
       phones: fields.phones,
       emails: fields.emails,
       company: fields.company,
+      external_id: fields.externalId ?? null,
     })
     .returning(COLUMNS);
   return toContact(row as ContactRow);
@@ -128,10 +141,13 @@ export async function insert(db: Db, orgId: string, fields: ContactFields): Prom
  * Changes the given fields (absent ones stay) and answers the contact as it now is; undefined
  * when there is no such contact. Only the contact's row: its leads' copies are the write unit's.
  */
-export async function update(trx: Knex.Transaction, orgId: string, contactId: string, patch: Partial<ContactFields>): Promise<Contact | undefined> {
+export async function update(
+  trx: Knex.Transaction, orgId: string, contactId: string, patch: Partial<ContactFields> & ContactOwnFields,
+): Promise<Contact | undefined> {
+  const { externalId, ...person } = patch;
   const [row] = await trx(TABLES.contacts)
     .where({ org_id: orgId, id: contactId })
-    .update({ ...withoutUndefined(patch), updated_at: trx.raw(NEXT_UPDATED_AT) })
+    .update({ ...withoutUndefined({ ...person, external_id: externalId }), updated_at: trx.raw(NEXT_UPDATED_AT) })
     .returning(COLUMNS);
   return row ? toContact(row as ContactRow) : undefined;
 }

@@ -66,8 +66,27 @@ export async function insertEvents(trx: Db, events: readonly NewEvent[]): Promis
  * every event must be its object's first (FIRST_EVENT_SEQ). The statement binds the workspace as
  * `:org`. The text depends only on how many events there are.
  */
-export function firstEventsCtes(events: readonly NewEvent[]): { sql: string; bindings: Record<string, Knex.Value> } {
-  return { sql: textsFor(events.length).firstEventsCtes, bindings: bindingsOf(events) };
+export function firstEventsCtes(events: readonly NewEvent[], onlyWith?: string): { sql: string; bindings: Record<string, Knex.Value> } {
+  const sql = onlyWith === undefined ? textsFor(events.length).firstEventsCtes : guardedFirstEventsCtes(events.length, onlyWith);
+  return { sql, bindings: bindingsOf(events) };
+}
+
+/**
+ * `firstEventsCtes`' text for a statement whose objects may not be created (leads.upsert's create,
+ * whose lead is not inserted when another holds its external id): the events and their deliveries
+ * are inserted only when the statement's CTE `onlyWith` answers a row.
+ */
+const GUARDED_TEXTS = new Map<string, string>();
+
+function guardedFirstEventsCtes(n: number, onlyWith: string): string {
+  const key = `${n}:${onlyWith}`;
+  let text = GUARDED_TEXTS.get(key);
+  if (text === undefined) {
+    const guard = `exists (select 1 from ${onlyWith})`;
+    text = `events as (${eventsInsert(n, guard)}), deliveries as (${deliveriesInsert(n, 'first')} and ${guard})`;
+    GUARDED_TEXTS.set(key, text);
+  }
+  return text;
 }
 
 /** The statements' texts for `n` events, made once per count (a write records at most a few). */
@@ -99,9 +118,12 @@ function bindingsOf(events: readonly NewEvent[]): Record<string, Knex.Value> {
 
 const indexes = (n: number) => Array.from({ length: n }, (_, i) => i);
 
-function eventsInsert(n: number): string {
+/** With `guard` (a condition), the rows are inserted only when it holds. */
+function eventsInsert(n: number, guard?: string): string {
   const rows = indexes(n).map((i) => `(:org, :event${i}Id, :event${i}Type, :event${i}ActorKind, :event${i}ActorId, :event${i}Object, :event${i}Data::jsonb)`);
-  return `insert into ${TABLES.events} (org_id, id, type, actor_kind, actor_id, object_id, data) values ${rows.join(', ')}`;
+  const into = `insert into ${TABLES.events} (org_id, id, type, actor_kind, actor_id, object_id, data)`;
+  if (guard) return `${into} select * from (values ${rows.join(', ')}) as e where ${guard}`;
+  return `${into} values ${rows.join(', ')}`;
 }
 
 /**

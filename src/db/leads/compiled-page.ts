@@ -37,10 +37,10 @@ export function noteListed(orgId: string, total: number): void {
  * (tests/performance-contracts/compiled-page.property.test.ts holds it to `pageStatement`).
  */
 export function compiledPageStatement(db: Db, { orgId, filters, position, as, withTotal }: PageArgs): BoundStatement {
-  const { status, assignedToId, search, ...unknownFilters } = filters;
+  const { status, assignedToId, search, externalId, ...unknownFilters } = filters;
   // A filter added to LeadListFilters must be given a place here, or it would be dropped.
   const none: Record<string, never> = unknownFilters;
-  if (search !== undefined) throw new Error('a search page is planned, and built, on every call');
+  if (search !== undefined || externalId !== undefined) throw new Error('a search or external id page is planned, and built, on every call');
   if (Object.values(none).some((value) => value !== undefined)) throw new Error('a filter the compiled page does not know');
   const values = new CallValues();
   const { pageSize } = position;

@@ -23,8 +23,10 @@ export async function updateContact(
   orgId: string,
   contactId: string,
   person: PersonChange,
+  own: contacts.ContactOwnFields = {},
 ): Promise<{ contact: contacts.Contact } | undefined> {
-  const contact = await contacts.update(trx, orgId, contactId, person);
+  // The contact's own fields (its external id) are not its leads': only a person change reaches them.
+  const contact = await contacts.update(trx, orgId, contactId, { ...person, ...own });
   if (!contact) return undefined;
   if (hasAny(person)) {
     await copyContactSearch(trx, orgId, contact);

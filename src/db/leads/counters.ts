@@ -56,6 +56,11 @@ export const COUNT_DELTA_INSERT = `insert into ${TABLES.leadCounts} as c (org_id
     values (:org, :status, :assigneeKey, ${SESSION_SHARD}, 1)
     on conflict (org_id, status, assignee_key, shard) do update set n = c.n + excluded.n`;
 
+/** COUNT_DELTA_INSERT when the statement's CTE `lead` answers a row: a create that may insert no lead (leads.upsert's). */
+export const COUNT_DELTA_INSERT_WITH_LEAD = `insert into ${TABLES.leadCounts} as c (org_id, status, assignee_key, shard, n)
+    select :org, :status, :assigneeKey, ${SESSION_SHARD}, 1 from lead
+    on conflict (org_id, status, assignee_key, shard) do update set n = c.n + excluded.n`;
+
 /** Byte order, which is the order of these ASCII keys in the primary key too. */
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 

@@ -4,7 +4,7 @@ import { TABLES } from '../tables';
 import type * as contacts from '../contacts';
 import { firstEventsCtes, type NewEvent } from '../events';
 import { newId } from '../../domain/ids';
-import { addToCounts, COUNT_DELTA_INSERT } from './counters';
+import { addToCounts, COUNT_DELTA_INSERT, COUNT_DELTA_INSERT_WITH_LEAD } from './counters';
 import { prepared } from '../prepared-statements';
 import { storeLeadJson } from './lead-json';
 import { toLead, type Lead, type LeadFields } from './shape';
@@ -24,11 +24,11 @@ export function newLead(person: contacts.ContactFields, fields: LeadFields): { c
   const contact: contacts.Contact = {
     id: ids.contact, name: person.name, phones: [...person.phones], emails: [...person.emails],
     primaryPhone: person.phones[0] ?? null, primaryEmail: person.emails[0] ?? null, company: person.company,
-    createdAt: now, updatedAt: new Date(now),
+    createdAt: now, updatedAt: new Date(now), externalId: null,
   };
   const lead = toLead({
     id: ids.lead, contact_id: ids.contact, status: fields.status, source: fields.source, notes: fields.notes, next_call_at: fields.nextCallAt,
-    assigned_to_id: fields.assignedToId, client_id: fields.clientId,
+    assigned_to_id: fields.assignedToId, client_id: fields.clientId, external_id: fields.externalId ?? null,
     // Dates and lists of their own: one object at two paths would be written as a superjson referential equality.
     created_at: new Date(now), updated_at: new Date(now),
     name: person.name, phones: [...person.phones], emails: [...person.emails], company: person.company,
@@ -50,32 +50,70 @@ export function newLead(person: contacts.ContactFields, fields: LeadFields): { c
  */
 export async function createLead(db: Db, orgId: string, lead: Lead, events: readonly NewEvent[] = []): Promise<void> {
   const recorded = events.length > 0 ? firstEventsCtes(events) : undefined;
-  await prepared(db, db.raw(recorded ? `${CREATE_LEAD_ROWS}, ${recorded.sql} select 1` : CREATE_LEAD, {
+  await prepared(db, db.raw(recorded ? `${CREATE_LEAD_ROWS}, ${recorded.sql} select 1` : CREATE_LEAD, { ...bindingsOf(orgId, lead), ...recorded?.bindings }));
+}
+
+/**
+ * `createLead` for a lead with an external id that another lead of the workspace may hold
+ * (leads.upsert): the same rows and events in one statement, each written only when the lead is
+ * (`on conflict ... do nothing` on the unique index of external ids; the other rows read the CTE
+ * `lead`). Answers whether it was: false when a lead holds the id, committed or committing (the
+ * insert waits for a concurrent one to end), and then nothing is written.
+ */
+export async function createLeadUnlessHeld(db: Db, orgId: string, lead: Lead, events: readonly NewEvent[]): Promise<boolean> {
+  if (lead.externalId === null) throw new Error('createLeadUnlessHeld: the lead has no external id');
+  const recorded = firstEventsCtes(events, 'lead');
+  const { rows } = await prepared(db, db.raw<{ rows: { created: boolean }[] }>(`${CREATE_LEAD_UNLESS_HELD}, ${recorded.sql} select exists (select 1 from lead) as created`, {
+    ...bindingsOf(orgId, lead), ...recorded.bindings,
+  }));
+  return rows[0]!.created;
+}
+
+function bindingsOf(orgId: string, lead: Lead): Record<string, Knex.Value> {
+  return {
     org: orgId, contact: lead.contactId, lead: lead.id, now: lead.createdAt,
     name: lead.name, phones: lead.phones, emails: lead.emails, company: lead.company,
     status: lead.status, source: lead.source, notes: lead.notes, nextCallAt: lead.nextCallAt,
-    assignee: lead.assignedToId, client: lead.clientId, assigneeKey: lead.assignedToId ?? '',
-    ...recorded?.bindings,
-  }));
+    assignee: lead.assignedToId, client: lead.clientId, assigneeKey: lead.assignedToId ?? '', externalId: lead.externalId,
+  };
 }
+
+/** The lead's stored JSON, from the bound values (render_lead_json's arguments in order). */
+const RENDERED = `render_lead_json(:lead, :contact, :status, :source, :notes, :nextCallAt::timestamptz, :now::timestamptz, :now::timestamptz,
+      :assignee, :client, :name, :phones::text[], :emails::text[], :company, :externalId)`;
+
+const LEAD_INSERT = `insert into ${TABLES.leads} (org_id, id, contact_id, status, source, notes, next_call_at, assigned_to_id, client_id,
+      created_at, updated_at, contact_search_lower, contact_phone_digits, external_id)
+    values (:org, :lead, :contact, :status, :source, :notes, :nextCallAt::timestamptz, :assignee, :client, :now, :now,
+      lower(contact_search_text(:name, :company, :emails::text[], :phones::text[])), contact_phone_digits(:phones::text[]), :externalId)`;
 
 const CREATE_LEAD_ROWS = `
   with contact as (
     insert into ${TABLES.contacts} (org_id, id, name, phones, emails, company, created_at, updated_at)
     values (:org, :contact, :name, :phones::text[], :emails::text[], :company, :now, :now)
   ), lead as (
-    insert into ${TABLES.leads} (org_id, id, contact_id, status, source, notes, next_call_at, assigned_to_id, client_id,
-      created_at, updated_at, contact_search_lower, contact_phone_digits)
-    values (:org, :lead, :contact, :status, :source, :notes, :nextCallAt::timestamptz, :assignee, :client, :now, :now,
-      lower(contact_search_text(:name, :company, :emails::text[], :phones::text[])), contact_phone_digits(:phones::text[]))
+    ${LEAD_INSERT}
   ), json as (
-    insert into ${TABLES.leadJson} (org_id, lead_id, json)
-    values (:org, :lead, render_lead_json(:lead, :contact, :status, :source, :notes, :nextCallAt::timestamptz, :now::timestamptz, :now::timestamptz,
-      :assignee, :client, :name, :phones::text[], :emails::text[], :company))
+    insert into ${TABLES.leadJson} (org_id, lead_id, json) values (:org, :lead, ${RENDERED})
   ), counts as (
     ${COUNT_DELTA_INSERT}
   )`;
 const CREATE_LEAD = `${CREATE_LEAD_ROWS} select 1`;
+
+/** CREATE_LEAD_ROWS, the lead first and every other row only with it (`from lead`). */
+const CREATE_LEAD_UNLESS_HELD = `
+  with lead as (
+    ${LEAD_INSERT}
+    on conflict (org_id, external_id) where external_id is not null do nothing
+    returning id
+  ), contact as (
+    insert into ${TABLES.contacts} (org_id, id, name, phones, emails, company, created_at, updated_at)
+    select :org, :contact, :name, :phones::text[], :emails::text[], :company, :now::timestamptz, :now::timestamptz from lead
+  ), json as (
+    insert into ${TABLES.leadJson} (org_id, lead_id, json) select :org, :lead, ${RENDERED} from lead
+  ), counts as (
+    ${COUNT_DELTA_INSERT_WITH_LEAD}
+  )`;
 
 /** A lead to insert in bulk: its contact (inserted before), its own fields, and (demo data, tests) any of its id and times. */
 export interface NewLead extends LeadFields {
@@ -96,15 +134,15 @@ export async function insertLeads(trx: Knex.Transaction, orgId: string, leads: r
   const rows = leads.map((lead) => ({
     id: lead.id ?? newId('lead'), contact_id: lead.contactId, status: lead.status, source: lead.source, notes: lead.notes,
     next_call_at: lead.nextCallAt, assigned_to_id: lead.assignedToId, client_id: lead.clientId, converted_at: lead.convertedAt ?? null,
-    created_at: lead.createdAt ?? null, updated_at: lead.updatedAt ?? null,
+    created_at: lead.createdAt ?? null, updated_at: lead.updatedAt ?? null, external_id: lead.externalId ?? null,
   }));
   const { rowCount } = await trx.raw(
     `insert into ${TABLES.leads} (org_id, id, contact_id, status, source, notes, next_call_at, assigned_to_id, client_id, converted_at,
-       created_at, updated_at, contact_search_lower, contact_phone_digits)
+       created_at, updated_at, contact_search_lower, contact_phone_digits, external_id)
      select c.org_id, r.id, c.id, r.status, r.source, r.notes, r.next_call_at, r.assigned_to_id, r.client_id, r.converted_at,
-       coalesce(r.created_at, now()), coalesce(r.updated_at, now()), lower(c.search_text), c.phone_digits
+       coalesce(r.created_at, now()), coalesce(r.updated_at, now()), lower(c.search_text), c.phone_digits, r.external_id
      from jsonb_to_recordset(?::jsonb) as r(id text, contact_id text, status text, source text, notes text, next_call_at timestamptz,
-       assigned_to_id text, client_id text, converted_at timestamptz, created_at timestamptz, updated_at timestamptz)
+       assigned_to_id text, client_id text, converted_at timestamptz, created_at timestamptz, updated_at timestamptz, external_id text)
      -- Each contact by its key (OFFSET 0 keeps the lateral subquery from becoming a join): joined,
      -- a workspace newer than its statistics looked empty, and every insert read all its contacts.
      cross join lateral (

@@ -14,6 +14,7 @@ export interface CursorScope {
   status?: string;
   assignedToId?: string;
   search?: string;
+  externalId?: string;
 }
 
 const VERSION = 1;
@@ -23,7 +24,9 @@ function digest(text: string, length: number): string {
 }
 
 function fingerprint(scope: CursorScope): string {
-  return digest(JSON.stringify([scope.orgId, scope.status ?? null, scope.assignedToId ?? null, scope.search ?? null]), 11);
+  // The external id only when given, so cursors given out before it existed stay valid.
+  const externalId = scope.externalId === undefined ? [] : [scope.externalId];
+  return digest(JSON.stringify([scope.orgId, scope.status ?? null, scope.assignedToId ?? null, scope.search ?? null, ...externalId]), 11);
 }
 
 /**

@@ -13,8 +13,9 @@ export { listPage, type PageForms, type LeadsPageRequest } from './list';
 export { insertCall, listCalls } from './calls';
 export { startCounterFolding } from './counters';
 export { storeLeadJson, renderLeadJson } from './lead-json';
-export { updateLead, lockLead, deleteLead, unlinkClient } from './writes';
-export { newLead, createLead, insertLeads, type NewLead } from './create';
+export { updateLead, lockLead, deleteLead, unlinkClient, type LeadChange, type LeadWrite } from './writes';
+export { newLead, createLead, createLeadUnlessHeld, insertLeads, type NewLead } from './create';
+export { upsertLead, lockLeadByExternalId, type LeadUpsert, type LeadUpserted } from './upsert';
 export { updateContact } from './contact-changes';
 
 /** The hottest read: compiled once and run where `hotReads` says (src/db/hot-reads.ts says what that buys). */

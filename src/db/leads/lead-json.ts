@@ -3,7 +3,7 @@ import type { Db } from '../knex';
 import { TABLES } from '../tables';
 
 // lead_json holds each lead as the REST list sends it (plain JSON, dates as ISO 8601 text),
-// rendered by one SQL function, render_lead_json (migration 20261210120100), from the lead's and
+// rendered by one SQL function, render_lead_json (migrations 20261210120100, 20261212120000), from the lead's and
 // its contact's values: here from the rows as they now are, and by `createLead` from the values it
 // inserts. Each field is written exactly as the Lead object's JSON.stringify writes it
 // (tests/integration/leads-rest-json.test.ts). The contact is probed by its key (the workspace a
@@ -11,14 +11,14 @@ import { TABLES } from '../tables';
 // however stale the statistics (joined, a workspace newer than them read all its contacts for
 // each lead). The workspace as a value also keeps the statement in one shard on Citus.
 
-/** The function's arguments for a lead `l` and its contact `c`, or for bound values in that order. */
+/** The function's first arguments, a lead `l`'s (then its contact `c`'s person fields and the lead's external_id). */
 export const RENDER_ARGUMENTS = [
   'id', 'contact_id', 'status', 'source', 'notes', 'next_call_at', 'created_at', 'updated_at', 'assigned_to_id', 'client_id',
 ] as const;
 
 const RENDER = `
   select l.org_id, l.id as lead_id,
-    render_lead_json(${RENDER_ARGUMENTS.map((column) => `l.${column}`).join(', ')}, c.name, c.phones, c.emails, c.company) as json
+    render_lead_json(${RENDER_ARGUMENTS.map((column) => `l.${column}`).join(', ')}, c.name, c.phones, c.emails, c.company, l.external_id) as json
   from ${TABLES.leads} l
   cross join lateral (
     select c.name, c.phones, c.emails, c.company from ${TABLES.contacts} c where c.org_id = ? and c.id = l.contact_id offset 0

@@ -10,7 +10,8 @@ import { applyFilters, pageStatement, type JsonPageRow, type LeadListFilters, ty
 
 // The leads list, one entry (listPage): `leads.getAll` (Lead objects) and `GET /api/v1/leads` (the
 // leads' stored JSON) answer the same page, in page mode (`page`) or cursor mode (`cursor`), with the exact total.
-// Totals without a search are the counters' sum (counters.ts); a search counts its matches.
+// Totals without a search are the counters' sum (counters.ts); a search counts its matches, and
+// so does an external id (at most one lead: the unique index's probe, never the workspace).
 // First and keyset pages run where `hotReads` says unless `db` is a transaction (pageRows);
 // everything else on `db`.
 
@@ -67,7 +68,7 @@ export async function listPage<F extends keyof PageForms>(
 
 /** Where the page starts, and how to turn its last sort key into the next cursor (bound to these filters). */
 function positionOf(orgId: string, filters: LeadListFilters, request: LeadsPageRequest) {
-  const scope: CursorScope = { orgId, status: filters.status, assignedToId: filters.assignedToId, search: filters.search?.text };
+  const scope: CursorScope = { orgId, status: filters.status, assignedToId: filters.assignedToId, search: filters.search?.text, externalId: filters.externalId };
   const { pageSize } = request;
   const page = request.cursor === undefined ? (request.page ?? 1) : null;
   const position: ListPosition =
@@ -141,7 +142,8 @@ async function withTotal<P extends { fetched: number; total: number | null }>(
   position: ListPosition,
   read: (withTotal: boolean) => Promise<P>,
 ): Promise<{ page: P; total: number }> {
-  if (!filters.search) {
+  const counted = filters.search !== undefined || filters.externalId !== undefined;
+  if (!counted) {
     const page = await read(true);
     const total = page.total ?? (await countByCounters(db, orgId, filters));
     noteListed(orgId, total);
@@ -151,8 +153,8 @@ async function withTotal<P extends { fetched: number; total: number | null }>(
   const offset = 'after' in position ? undefined : offsetOf(position);
   const lastPage = offset !== undefined && page.fetched <= position.pageSize && (page.fetched > 0 || offset === 0);
   if (lastPage) return { page, total: offset + page.fetched };
-  const [counted] = await longStatementRows<{ n: string }>(db, applyFilters(leadsOf(db, orgId), orgId, filters).count({ n: '*' }));
-  return { page, total: Number(counted?.n ?? 0) };
+  const [matches] = await longStatementRows<{ n: string }>(db, applyFilters(leadsOf(db, orgId), orgId, filters).count({ n: '*' }));
+  return { page, total: Number(matches?.n ?? 0) };
 }
 
 /** Up to pageSize + 1 rows of the page statement. */
@@ -163,7 +165,8 @@ async function pageRows<Row>(db: Db, hotReads: HotReads, args: PageArgs): Promis
   // A search's plan depends on its term, and an OFFSET's cost grows with it: those are built on
   // every call. A page's plan depends on its workspace's size: only a workspace's own statement
   // is prepared under a name (compiled-page.ts).
-  const planEachCall = filters.search !== undefined || ('page' in position && offsetOf(position) > 0);
+  // An external id's page is one index probe: planned each call, it is cheap, and its plan is that probe.
+  const planEachCall = filters.search !== undefined || filters.externalId !== undefined || ('page' in position && offsetOf(position) > 0);
   // A JSON page's 200 sort-key timestamps stay text; only the last row's are parsed (parseTimestamp).
   const types = args.as === 'json' ? TIMESTAMPS_AS_TEXT : undefined;
   if (!planEachCall) return hotReads.rows<Row>(db, compiledPageStatement(db, args), types);

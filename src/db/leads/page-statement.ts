@@ -17,6 +17,8 @@ export interface LeadListFilters {
   search?: SearchTerm;
   /** A member id, or 'unassigned' for leads without one. */
   assignedToId?: string;
+  /** Exactly this external id: at most one lead, found by the unique index of external ids. */
+  externalId?: string;
 }
 
 /** Where a page starts: a page number (offset), or just after a lead's sort key (keyset). */
@@ -69,6 +71,7 @@ export function applyFilters(query: Knex.QueryBuilder, orgId: string, filters: L
   if (filters.status) query.where('l.status', filters.status);
   if (filters.assignedToId === 'unassigned') query.whereNull('l.assigned_to_id');
   else if (filters.assignedToId) query.where('l.assigned_to_id', filters.assignedToId);
+  if (filters.externalId !== undefined) query.where('l.external_id', filters.externalId);
   if (filters.search) whereContactMatches(query, filters.search, leadContactFields(orgId));
   return query;
 }

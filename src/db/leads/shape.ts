@@ -2,7 +2,7 @@ import type { Db } from '../knex';
 import { TABLES } from '../tables';
 import type { LeadStatus } from '../../domain/lead-status';
 
-/** The Lead object of the spec: exactly these 16 fields, always present. */
+/** The Lead object of the spec: these 17 fields (the spec's 16 and `externalId`), always present. */
 export interface Lead {
   id: string;
   name: string;
@@ -20,6 +20,8 @@ export interface Lead {
   updatedAt: Date;
   assignedToId: string | null;
   clientId: string | null;
+  /** The caller's own id for the lead (a sync's key), unique in the workspace; null when unset. */
+  externalId: string | null;
 }
 
 /** Lead columns as stored; the person fields are the contact's. */
@@ -30,12 +32,14 @@ export interface LeadFields {
   nextCallAt: Date | null;
   assignedToId: string | null;
   clientId: string | null;
+  /** Absent on a create: none. */
+  externalId?: string | null;
 }
 
 /** What a lead answers with: its own columns (`l`) and its contact's person fields (`c`). */
 export const LEAD_COLUMNS = [
   'l.id', 'l.contact_id', 'l.status', 'l.source', 'l.notes', 'l.next_call_at', 'l.assigned_to_id', 'l.client_id',
-  'l.created_at', 'l.updated_at', 'c.name', 'c.phones', 'c.emails', 'c.company',
+  'l.created_at', 'l.updated_at', 'l.external_id', 'c.name', 'c.phones', 'c.emails', 'c.company',
 ];
 
 export interface LeadRow {
@@ -49,6 +53,7 @@ export interface LeadRow {
   client_id: string | null;
   created_at: Date;
   updated_at: Date;
+  external_id: string | null;
   name: string;
   phones: string[];
   emails: string[];
@@ -74,6 +79,7 @@ export function toLead(row: LeadRow): Lead {
     updatedAt: row.updated_at,
     assignedToId: row.assigned_to_id,
     clientId: row.client_id,
+    externalId: row.external_id,
   };
 }
 

@@ -115,6 +115,7 @@ const BEFORE_COLUMNS = ['status', 'source', 'notes', 'next_call_at', 'assigned_t
 
 const FIELD_COLUMNS: Record<keyof LeadFields, string> = {
   status: 'status', source: 'source', notes: 'notes', nextCallAt: 'next_call_at', assignedToId: 'assigned_to_id', clientId: 'client_id',
+  externalId: 'external_id',
 };
 
 /**

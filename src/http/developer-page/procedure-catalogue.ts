@@ -1,5 +1,5 @@
 import type { Registry } from '../../rpc/registry';
-import type { Deprecation } from '../../rpc/define-procedure';
+import { scopesOf, type Deprecation } from '../../rpc/define-procedure';
 import { acceptsNoInput, inputJsonSchema, type JsonSchema } from '../../openapi/json-schema';
 import { composeSample } from '../../openapi/sample';
 
@@ -48,7 +48,8 @@ export function buildProcedureCatalogue(registry: Registry): CatalogueRouter[] {
     list.push({
       name: procedure.name,
       method: procedure.method,
-      scope: procedure.scope,
+      // Two for a procedure that does what two others do (leads.upsert): "leads.create and leads.update".
+      scope: scopesOf(procedure).join(' and '),
       description: procedure.description,
       deprecated: procedure.deprecated ?? null,
       inputOptional: acceptsNoInput(procedure.input),

@@ -12,7 +12,7 @@ import type { RateLimiter } from '../../ratelimit/rate-limiter';
 import { readRawBody } from '../read-raw-body';
 import { ifMatchHolds, isNotModified, leadEtag } from './lead-etag';
 import { bodyBytesOf, readRestBody } from './rest-body';
-import { LEADS_PATH, restFormat, sendRestAnswer } from './rest-answers';
+import { LEADS_PATH, restFormat, sendRestAnswer, UPSERT_FORMAT } from './rest-answers';
 
 type LeadRoutesDeps = DispatchDeps & { rateLimiter?: RateLimiter };
 
@@ -22,10 +22,17 @@ const NOT_IN_PATCH: Record<string, string> = {
   expectedUpdatedAt: "send the lead's ETag as If-Match instead",
 };
 
+/** Fields of `leads.upsert` a PUT body may not carry: the path names the external id, If-Match the version. */
+const NOT_IN_PUT: Record<string, string> = {
+  externalId: 'the external id is the one in the path: leave externalId out of the body',
+  expectedUpdatedAt: "send the lead's ETag as If-Match instead",
+};
+
 /**
- * `GET|POST /api/v1/leads` and `GET|PATCH|DELETE /api/v1/leads/{id}`: plain-REST faces of the list
- * (`leadsRestList`, the page as stored JSON), `leads.create`, `leads.getById`, `leads.update` and
- * `leads.delete`, run by the dispatcher's runProcedure so the scope, the node guard, the field
+ * `GET|POST /api/v1/leads`, `GET|PATCH|DELETE /api/v1/leads/{id}` and
+ * `PUT /api/v1/leads/external/{externalId}`: plain-REST faces of the list
+ * (`leadsRestList`, the page as stored JSON), `leads.create`, `leads.getById`, `leads.update`,
+ * `leads.delete` and `leads.upsert`, run by the dispatcher's runProcedure so the scope, the node guard, the field
  * rules, messages, idempotency and output checks are the action endpoints'. The same
  * maximum-tier rule too: an action is the same whichever door it comes through (only the REST
  * list is open to every tier, as the spec has it).
@@ -94,6 +101,27 @@ export function leadRoutes(deps: LeadRoutesDeps, bodyLimit: string): Router {
     await write(req, res, principal, 'leads.update', patchInput(id, patch), `PATCH ${LEADS_PATH}/${id}`, 200);
   });
 
+  // By external id: the lead holding it is changed (200), or one is created (201, Location). The
+  // path's segment is percent-decoded by the router (a `/` in an id is sent as %2F); an empty one
+  // reaches the second path, so its 400 is the field's own message.
+  const upsert = async (req: Request, res: Response, externalId: string) => {
+    const principal = await authenticate(req, res);
+    const body = readRestBody(req, res);
+    const { output, answer } = await runProcedure(deps, {
+      procedure: procedureNamed('leads.upsert'),
+      rawInput: bodyWithPathField(body, NOT_IN_PUT, { externalId }),
+      principal,
+      idempotencyKey: req.headers['idempotency-key'] === undefined ? undefined : req.headersDistinct['idempotency-key'],
+      body: withIfMatch(bodyBytesOf(req), req.headers['if-match']),
+      // The id is part of the label: the same key and body for another id is another request.
+      stored: { label: `PUT ${LEADS_PATH}/external/${encodeURIComponent(externalId)}`, format: UPSERT_FORMAT },
+      precondition: ifMatchByExternalId(req, principal, externalId),
+    });
+    sendRestAnswer(res, answer ?? UPSERT_FORMAT.result(output));
+  };
+  router.put(`${LEADS_PATH}/external/:externalId`, readRawBody(bodyLimit), (req, res) => upsert(req, res, req.params.externalId as string));
+  router.put(`${LEADS_PATH}/external`, readRawBody(bodyLimit), (req, res) => upsert(req, res, ''));
+
   router.delete(`${LEADS_PATH}/:id`, async (req, res) => {
     const principal = await authenticate(req, res);
     const id = pathId(req);
@@ -105,10 +133,33 @@ export function leadRoutes(deps: LeadRoutesDeps, bodyLimit: string): Router {
 
 /** `leads.update`'s input: the body's fields with the path's id. A body that is no object is left for the schema to refuse. */
 function patchInput(id: string, patch: unknown): unknown {
-  if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
-  const misplaced = Object.keys(NOT_IN_PATCH).filter((name) => Object.hasOwn(patch, name));
-  if (misplaced.length > 0) throw invalidInput(misplaced.map((name) => ({ path: [name], message: NOT_IN_PATCH[name]! })));
-  return { id, ...patch };
+  return bodyWithPathField(patch, NOT_IN_PATCH, { id });
+}
+
+/** The body's fields with the path's (first, so messages follow the input's order); `refused` names the fields that belong elsewhere. */
+function bodyWithPathField(body: unknown, refused: Record<string, string>, path: Record<string, string>): unknown {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return body;
+  const misplaced = Object.keys(refused).filter((name) => Object.hasOwn(body, name));
+  if (misplaced.length > 0) throw invalidInput(misplaced.map((name) => ({ path: [name], message: refused[name]! })));
+  return { ...path, ...body };
+}
+
+/**
+ * If-Match on a PUT by external id: the lead holding the id is locked and its ETag compared in the
+ * write's transaction. No lead holding it is a 412 too: If-Match names a version of a lead that
+ * is not there (RFC 9110 §13.1.1: no current representation, the condition is false, even for
+ * `*`), and nothing is created.
+ */
+function ifMatchByExternalId(req: Request, principal: Principal, externalId: string): ProcedureCall['precondition'] {
+  const ifMatch = req.headers['if-match'];
+  if (ifMatch === undefined) return undefined;
+  return async (trx) => {
+    const current = await leads.lockLeadByExternalId(trx, principal.orgId, externalId);
+    if (!current) throw new AppError('PRECONDITION_FAILED', 'No lead holds this external id: If-Match names a version of one (leave If-Match out to create it)');
+    if (!ifMatchHolds(ifMatch, leadEtag(current))) {
+      throw new AppError('PRECONDITION_FAILED', 'The lead has changed since the If-Match ETag was read (or the ETag is not one of its): read it again and retry');
+    }
+  };
 }
 
 /**

@@ -22,6 +22,18 @@ export function restFormat(status: 200 | 201 | 204): AnswerFormat {
 }
 
 /**
+ * The answers of `PUT /api/v1/leads/external/{externalId}` (leads.upsert): 201 with the lead when
+ * the call created it, 200 when it changed it; the body is the Lead alone (the status says which).
+ */
+export const UPSERT_FORMAT: AnswerFormat = {
+  result: (output) => {
+    const { created, ...lead } = output as { created: boolean };
+    return { status: created ? 201 : 200, body: lead };
+  },
+  error: restFormat(200).error,
+};
+
+/**
  * Writes an answer, fresh or replayed, with the headers its body implies: a lead's `ETag`, and
  * `Location` for one just created (both derived from the body, so a replay carries them too).
  */

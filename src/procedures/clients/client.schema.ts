@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { toSearchTerm } from '../../domain/phone';
 import type { ClientListFilters } from '../../db/clients';
-import { objectOf, requiredText, text } from '../shared/fields';
+import { externalIdField, objectOf, requiredText, text } from '../shared/fields';
 import { emailField, phoneField } from '../shared/format-fields';
-import { deletedOutput, emailOutput, idOutput, phoneOutput, textOutput, timestampOutput } from '../shared/output-fields';
+import { deletedOutput, emailOutput, externalIdOutput, idOutput, phoneOutput, textOutput, timestampOutput } from '../shared/output-fields';
 import { pageFields } from '../shared/pagination.schema';
 import { referenceTo } from '../shared/references';
 
@@ -17,13 +17,20 @@ export const clientFields = {
   /** Read in the workspace's region, answered in E.164. */
   phone: phoneField.nullable(),
   notes: text(10_000, { example: 'Invoices to accounts@acme.example, net 30' }).nullable(),
+  /** Your own id for the client; one another client of the workspace holds is a 409. */
+  externalId: externalIdField.nullable(),
 };
 
-export const clientsGetAllInput = objectOf({ search: text(200, { example: 'Acme' }).optional(), ...pageFields }).prefault({});
+export const clientsGetAllInput = objectOf({
+  search: text(200, { example: 'Acme' }).optional(),
+  /** Only the client with this external id. */
+  externalId: externalIdField.optional(),
+  ...pageFields,
+}).prefault({});
 
 /** A blank search is no filter; a phone-like term also matches the digits of the stored number. */
-export function toClientListFilters(input: { search?: string }): ClientListFilters {
-  return { search: toSearchTerm(input.search) };
+export function toClientListFilters(input: { search?: string; externalId?: string }): ClientListFilters {
+  return { search: toSearchTerm(input.search), externalId: input.externalId };
 }
 
 /** A client as every clients procedure answers it (src/db/clients `toClient`); the examples describe one client, Ana Souza of Acme Ltd. */
@@ -38,6 +45,7 @@ export const clientOutput = z
     notes: textOutput('Invoices to accounts@acme.example, net 30').nullable(),
     createdAt: timestampOutput('2026-11-26T09:30:00.000Z'),
     updatedAt: timestampOutput('2026-11-27T11:15:00.000Z'),
+    externalId: externalIdOutput,
   })
   .meta({ description: 'A client: a customer the workspace bills.' });
 

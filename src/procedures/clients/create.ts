@@ -12,6 +12,7 @@ export const clientsCreateInput = objectOf({
   email: clientFields.email.optional(),
   phone: clientFields.phone.optional(),
   notes: clientFields.notes.optional(),
+  externalId: clientFields.externalId.unwrap().optional(),
 });
 
 export const clientsCreate = defineProcedure({
@@ -31,6 +32,7 @@ export const clientsCreate = defineProcedure({
         email: input.email ?? null,
         phone: input.phone ?? null,
         notes: input.notes ?? null,
+        externalId: input.externalId ?? null,
       });
       await recordEvents(trx, ctx, [{ type: 'client.created', object: client }]);
       return client;

@@ -16,6 +16,7 @@ export const clientsUpdateInput = objectOf({
   email: clientFields.email.optional(),
   phone: clientFields.phone.optional(),
   notes: clientFields.notes.optional(),
+  externalId: clientFields.externalId.optional(),
   expectedUpdatedAt: expectedUpdatedAtField,
 });
 
@@ -39,6 +40,7 @@ export const clientsUpdate = defineProcedure({
         email: input.email,
         phone: input.phone,
         notes: input.notes,
+        externalId: input.externalId,
       }))!;
       await recordEvents(trx, ctx, [{ type: 'client.updated', object: client }]);
       return client;

@@ -11,6 +11,7 @@ export const contactsCreateInput = objectOf({
   phones: contactFields.phones.optional(),
   emails: contactFields.emails.optional(),
   company: contactFields.company.optional(),
+  externalId: contactFields.externalId.unwrap().optional(),
 });
 
 export const contactsCreate = defineProcedure({
@@ -29,6 +30,7 @@ export const contactsCreate = defineProcedure({
         phones,
         emails: uniqueInOrder(input.emails ?? []),
         company: input.company ?? null,
+        externalId: input.externalId ?? null,
       });
       await recordEvents(trx, ctx, [{ type: 'contact.created', object: contact }]);
       return contact;

@@ -16,6 +16,7 @@ export const contactsUpdateInput = objectOf({
   phones: contactFields.phones.optional(),
   emails: contactFields.emails.optional(),
   company: contactFields.company.optional(),
+  externalId: contactFields.externalId.optional(),
   expectedUpdatedAt: expectedUpdatedAtField,
 });
 
@@ -35,7 +36,7 @@ export const contactsUpdate = defineProcedure({
       if (!current) throw notInWorkspace('contacts', input.id);
       assertUnchangedSince('contact', current.updatedAt, input.expectedUpdatedAt);
       // Through the leads' write unit: the contact's leads keep copies of its person fields.
-      const { contact } = (await leads.updateContact(trx, ctx.orgId, input.id, patch))!;
+      const { contact } = (await leads.updateContact(trx, ctx.orgId, input.id, patch, { externalId: input.externalId }))!;
       await recordEvents(trx, ctx, [{ type: 'contact.updated', object: contact }]);
       return contact;
     });

@@ -2,7 +2,7 @@ import { defineProcedure } from '../../rpc/define-procedure';
 import * as leads from '../../db/leads';
 import { INITIAL_LEAD_STATUSES } from '../../domain/lead-status';
 import { uniqueInOrder } from '../../domain/phone';
-import { enumOf, listOf, objectOf, requiredText, text } from '../shared/fields';
+import { enumOf, externalIdField, listOf, objectOf, requiredText, text } from '../shared/fields';
 import { dateTimeField, emailField, phoneField } from '../shared/format-fields';
 import { referenceTo } from '../shared/references';
 import { newEvents } from '../../events/record-events';
@@ -22,6 +22,8 @@ export const leadsCreateInput = objectOf({
   status: enumOf(INITIAL_LEAD_STATUSES).optional(),
   nextCallAt: dateTimeField.nullable().optional(),
   assignedToId: referenceTo('orgMembers').nullable().optional(),
+  /** Your own id for the lead; one another lead of the workspace holds is a 409. */
+  externalId: externalIdField.optional(),
 });
 
 export const leadsCreate = defineProcedure({
@@ -42,6 +44,7 @@ export const leadsCreate = defineProcedure({
       nextCallAt: input.nextCallAt ?? null,
       assignedToId: input.assignedToId ?? null,
       clientId: null,
+      externalId: input.externalId ?? null,
     });
     // One statement (its rows, its events and their deliveries): atomic without a transaction.
     // The events' rows are built here (newEvents marks ctx.effects: live readers are woken after the commit).

@@ -2,6 +2,7 @@ import { leadsGetAll } from './get-all';
 import { leadsGetById } from './get-by-id';
 import { leadsCreate } from './create';
 import { leadsUpdate } from './update';
+import { leadsUpsert } from './upsert';
 import { leadsDelete } from './delete';
 import { leadsAssign } from './assign';
 import { leadsLogCall } from './log-call';
@@ -13,6 +14,7 @@ export const leadsProcedures = [
   leadsGetById,
   leadsCreate,
   leadsUpdate,
+  leadsUpsert,
   leadsDelete,
   leadsAssign,
   leadsLogCall,

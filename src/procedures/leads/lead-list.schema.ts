@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { LEAD_STATUSES } from '../../domain/lead-status';
 import { toSearchTerm } from '../../domain/phone';
 import type { LeadListFilters } from '../../db/leads';
-import { enumOf, idOf, objectOf, text } from '../shared/fields';
+import { enumOf, externalIdField, idOf, objectOf, text } from '../shared/fields';
 import { pageFields, queryPageFields } from '../shared/pagination.schema';
 
 /** Filters shared by `leads.getAll` and `GET /api/v1/leads`. */
@@ -11,6 +11,8 @@ const filterFields = {
   search: text(200, { example: 'Acme' }).optional(),
   /** A member's id, or `unassigned` for leads without one. */
   assignedToId: idOf('mem', { orUnassigned: true }).optional(),
+  /** Only the lead with this external id (a list of at most one). */
+  externalId: externalIdField.optional(),
   /** `pagination.nextCursor` of the previous page: a keyset walk instead of page numbers. */
   cursor: text(1000, { min: 1, what: 'the pagination.nextCursor of the previous page (text of 1 to 1000 characters)' }).optional(),
 };
@@ -37,11 +39,12 @@ export const leadsListQuery = objectOf({ ...filterFields, page: queryPageFields.
 export type LeadsListInput = z.output<typeof leadsGetAllInput>;
 
 /** Maps validated input to the query module's filters; a blank search is no filter. */
-export function toLeadListFilters(input: Pick<LeadsListInput, 'status' | 'search' | 'assignedToId'>): LeadListFilters {
+export function toLeadListFilters(input: Pick<LeadsListInput, 'status' | 'search' | 'assignedToId' | 'externalId'>): LeadListFilters {
   return {
     status: input.status,
     assignedToId: input.assignedToId,
     search: toSearchTerm(input.search),
+    ...(input.externalId !== undefined && { externalId: input.externalId }),
   };
 }
 

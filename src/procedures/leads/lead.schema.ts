@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { CALL_OUTCOMES, LEAD_STATUSES } from '../../domain/lead-status';
-import { deletedOutput, emailOutput, idOutput, phoneOutput, textOutput, timestampOutput } from '../shared/output-fields';
+import { deletedOutput, emailOutput, externalIdOutput, idOutput, phoneOutput, textOutput, timestampOutput } from '../shared/output-fields';
 
 // What the leads procedures answer with (src/db/leads/shape.ts `toLead`, calls.ts `toLeadCall`).
 // The examples describe one lead: Ana Souza of Acme Ltd, contacted once, next call on 3 December.
 
-/** The Lead of the spec: exactly these 16 fields, always present. */
+/** The Lead of the spec: its 16 fields and `externalId` (docs/decisions.md, "External ids"), always present. */
 export const leadOutput = z
   .strictObject({
     id: idOutput('lead'),
@@ -24,6 +24,7 @@ export const leadOutput = z
     updatedAt: timestampOutput('2026-11-26T09:30:00.000Z'),
     assignedToId: idOutput('mem').nullable().meta({ description: 'The member the lead is assigned to, or null.' }),
     clientId: idOutput('cli').nullable().meta({ description: 'The client the lead is linked to (set by converting it), or null.' }),
+    externalId: externalIdOutput,
   })
   .meta({ description: 'A lead: a person to call (its contact) and where the calling stands.' });
 

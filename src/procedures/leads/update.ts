@@ -2,7 +2,7 @@ import { defineProcedure } from '../../rpc/define-procedure';
 import * as leads from '../../db/leads';
 import { LEAD_STATUSES, assertStatusChangeAllowed } from '../../domain/lead-status';
 import { uniqueInOrder } from '../../domain/phone';
-import { enumOf, idOf, listOf, objectOf, requiredText, text } from '../shared/fields';
+import { enumOf, externalIdField, idOf, listOf, objectOf, requiredText, text } from '../shared/fields';
 import { dateTimeField, emailField, phoneField } from '../shared/format-fields';
 import { notInWorkspace, referenceTo } from '../shared/references';
 import { assertUnchangedSince, expectedUpdatedAtField } from '../shared/concurrency';
@@ -22,6 +22,8 @@ export const leadsUpdateInput = objectOf({
   status: enumOf(LEAD_STATUSES).optional(),
   nextCallAt: dateTimeField.nullable().optional(),
   assignedToId: referenceTo('orgMembers').nullable().optional(),
+  /** Another lead's external id is a 409; null clears it. */
+  externalId: externalIdField.nullable().optional(),
   /** The `updatedAt` the caller last read; a lead changed since is a 409 and nothing is written. */
   expectedUpdatedAt: expectedUpdatedAtField,
 });
@@ -40,7 +42,8 @@ export const leadsUpdate = defineProcedure({
     return ctx.db.transaction(async (trx) => {
       const change = {
         person: { name: input.name, phones, emails, company: input.company },
-        fields: { status: input.status, source: input.source, notes: input.notes, nextCallAt: input.nextCallAt, assignedToId: input.assignedToId },
+        fields: { status: input.status, source: input.source, notes: input.notes, nextCallAt: input.nextCallAt, assignedToId: input.assignedToId,
+          externalId: input.externalId },
       };
       const written = await leads.updateLead(trx, ctx.orgId, input.id, change, (before) => {
         assertUnchangedSince('lead', before.updatedAt, input.expectedUpdatedAt);

@@ -78,6 +78,29 @@ export function requiredText(maxLength: number, options: { example?: string } = 
   return withKind('text', documented(storable(z.string({ error: words(what) }).trim().min(1).max(maxLength)), { pattern: STORABLE_NOT_BLANK, ...examplesOf(options.example) }));
 }
 
+/** Control characters (C0, DEL, C1) and what `text` refuses: what an external id may not hold. */
+const PRINTABLE = /^[^\u0000-\u001F\u007F-\u009F\uD800-\uDFFF]*$/u;
+export const MAX_EXTERNAL_ID_LENGTH = 255;
+
+/**
+ * The caller's own id for a record (a lead's, contact's or client's `externalId`, a sync's key):
+ * 1 to 255 printable characters, kept exactly as sent (no trimming: it is compared, never read).
+ * Unique per workspace and resource (the database's unique index; a taken one is a 409).
+ */
+export const externalIdField = withKind('text', documented(
+  z.string({ error: words(`an external id: text of 1 to ${MAX_EXTERNAL_ID_LENGTH} printable characters`) })
+    .min(1)
+    .max(MAX_EXTERNAL_ID_LENGTH)
+    .regex(PRINTABLE, {
+      error: (issue) => {
+        const input = String(issue.input);
+        if (input.includes('\u0000')) return NUL_MESSAGE;
+        return /[\uD800-\uDFFF]/u.test(input) ? SURROGATE_MESSAGE : 'expected an external id of printable characters (no control characters such as tabs or line breaks)';
+      },
+    }),
+  { examples: ['crm-000123'], description: `Your own id for the record (1 to ${MAX_EXTERNAL_ID_LENGTH} printable characters), unique in the workspace.` },
+));
+
 const ID_NOUNS: Record<IdPrefix, string> = {
   org: 'workspace', mem: 'member', con: 'contact', lead: 'lead', cli: 'client', task: 'task', inv: 'invoice', line: 'invoice line',
   key: 'API key', call: 'call', evt: 'event', wh: 'webhook endpoint', dlv: 'webhook delivery', imp: 'import',

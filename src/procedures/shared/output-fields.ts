@@ -18,6 +18,9 @@ export const timestampOutput = (example = '2026-11-26T09:30:00.000Z') => z.date(
 export const deletedOutput = (prefix: IdPrefix, noun: string) =>
   z.strictObject({ id: idOutput(prefix), deleted: z.literal(true) }).meta({ description: `The id of the ${noun} just deleted.` });
 
+/** A record's `externalId`: the caller's own id for it, or null. */
+export const externalIdOutput = z.string().nullable().meta({ description: 'Your own id for the record (unique in the workspace), or null.', examples: ['crm-000123'] });
+
 /** Text with a realistic example. */
 export const textOutput = (example: string) => z.string().meta({ examples: [example] });
 
