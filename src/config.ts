@@ -113,6 +113,8 @@ const schema = z.object({
   IMPORT_POLL_MS: z.coerce.number().int().min(5).max(60_000).default(1000),
   /** Rows written per batch (one transaction, which also moves the job's cursor). */
   IMPORT_BATCH_ROWS: z.coerce.number().int().min(1).max(10_000).default(1000),
+  /** Run only these workspaces' imports (comma-separated ids); unset: every workspace. For tests sharing one database. */
+  IMPORT_WORKER_ORG_IDS: z.string().regex(/^[A-Za-z0-9_]+(,[A-Za-z0-9_]+)*$/, 'must be comma-separated workspace ids').optional().transform((value) => value?.split(',')),
   /** Ended imports, with their failed rows (personal data), are deleted after this many days. */
   IMPORTS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   /** A subscription stream quiet this long gets an `event: ping` (proxies and the client's inactivity timer see it alive). */

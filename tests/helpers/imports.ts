@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import type { Express } from 'express';
 import type { Db } from '../../src/db/knex';
+import { createLogger } from '../../src/logger';
+import { createImportRunner, type ImportRunner, type ImportRunnerOptions } from '../../src/imports/import-runner';
 
 export const CSV = 'text/csv';
 export const NDJSON = 'application/x-ndjson';
@@ -63,5 +65,25 @@ export async function sendChunked(app: Express, key: string, pieces: string[], t
   } finally {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
+  }
+}
+
+/** An import runner for the given workspaces with test settings (fast polls, small batches unless given). */
+export function startTestRunner(db: Db, orgIds: string[], overrides: Partial<ImportRunnerOptions> = {}): ImportRunner {
+  const runner = createImportRunner({
+    db, logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), concurrency: 2, maxRunningPerWorkspace: 2,
+    leaseMs: 10_000, pollMs: 20, batchRows: 3, orgIds, ...overrides,
+  });
+  runner.start();
+  return runner;
+}
+
+/** Waits until the import has ended (or the time is up); answers it as GET /api/v1/imports/{id} does. */
+export async function waitForImport(app: Express, key: string, id: string, timeoutMs = 30_000): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await request(app).get(`/api/v1/imports/${id}`).set('Authorization', `Bearer ${key}`);
+    if (!['queued', 'running'].includes(res.body.status) || Date.now() > deadline) return res.body;
+    await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }

@@ -24,14 +24,15 @@ export interface ClaimedImport {
 
 /**
  * Cross-workspace: the workspaces with an import waiting or a lease run out, the longest waiting
- * first. It reads every workspace's imports (every shard on Citus), so it runs as an exemption.
+ * first (only `orgIds`' when given). It reads every workspace's imports (every shard on Citus), so it runs as an exemption.
  */
-export async function workspacesWithImportsToRun(db: Db, limit: number): Promise<string[]> {
+export async function workspacesWithImportsToRun(db: Db, limit: number, orgIds?: readonly string[]): Promise<string[]> {
+  const orgFilter = orgIds ? 'and org_id = any(?::text[])' : '';
   const result = await acrossWorkspaces(db, (trx) => trx.raw(
     `select org_id from ${TABLES.imports}
-     where status in ('queued', 'running') and (locked_until is null or locked_until < now())
+     where status in ('queued', 'running') and (locked_until is null or locked_until < now()) ${orgFilter}
      group by org_id order by min(created_at) limit ?`,
-    [limit],
+    [...(orgIds ? [[...orgIds]] : []), limit],
   ));
   return (result.rows as { org_id: string }[]).map((r) => r.org_id);
 }
@@ -77,20 +78,27 @@ export interface BatchCounts {
 }
 
 /**
- * The first statement of a batch's transaction: moves the cursor from `from` to `to`, adds the
- * batch's counts and renews the lease, only while this claim holds the job and the cursor is
- * where the claim left it. The row stays locked until the batch commits, so a cancel (or a second
- * worker) waits for it. Answers false when the job is no longer this claim's: nothing of the
- * batch may then be written.
+ * The first statement of a batch's transaction: locks the job's row while this claim holds it and
+ * its cursor is at `from`. The row stays locked until the batch commits, so a cancel (or a second
+ * worker) waits for it. Answers false when the job is no longer this claim's (cancelled, or its
+ * lease taken over): nothing of the batch may then be written.
  */
-export async function advance(
-  trx: Knex.Transaction,
-  claim: ClaimedImport,
-  move: { from: ImportCursor; to: ImportCursor; counts: BatchCounts; leaseMs: number },
-): Promise<boolean> {
-  const { from, to, counts } = move;
-  const updated = await trx(TABLES.imports)
+export async function holdForBatch(trx: Knex.Transaction, claim: ClaimedImport, from: ImportCursor): Promise<boolean> {
+  const row = await trx(TABLES.imports)
     .where({ org_id: claim.row.org_id, id: claim.row.id, lease_token: claim.token, status: 'running', cursor_chunk: from.chunk, cursor_record: from.record })
+    .forUpdate()
+    .first('id');
+  return row !== undefined;
+}
+
+/**
+ * The last statement of a batch's transaction (after holdForBatch): moves the cursor to `to`, adds
+ * the batch's counts and renews the lease, so the rows and the cursor commit together.
+ */
+export async function advance(trx: Knex.Transaction, claim: ClaimedImport, move: { to: ImportCursor; counts: BatchCounts; leaseMs: number }): Promise<ImportRow> {
+  const { to, counts } = move;
+  const [row] = await trx(TABLES.imports)
+    .where({ org_id: claim.row.org_id, id: claim.row.id, lease_token: claim.token })
     .update({
       cursor_chunk: to.chunk,
       cursor_record: to.record,
@@ -100,8 +108,9 @@ export async function advance(
       rows_failed: trx.raw('rows_failed + ?', [counts.failed]),
       errors_recorded: trx.raw('errors_recorded + ?', [counts.errors]),
       locked_until: trx.raw('now() + make_interval(secs => ?::double precision / 1000)', [move.leaseMs]),
-    });
-  return updated === 1;
+    })
+    .returning(IMPORT_COLUMNS);
+  return row as ImportRow;
 }
 
 /**

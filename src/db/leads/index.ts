@@ -15,6 +15,7 @@ export { startCounterFolding } from './counters';
 export { storeLeadJson, renderLeadJson } from './lead-json';
 export { updateLead, lockLead, deleteLead, unlinkClient, type LeadChange, type LeadWrite } from './writes';
 export { newLead, createLead, createLeadUnlessHeld, insertLeads, type NewLead } from './create';
+export { createLeadsInBulk } from './import-batch';
 export { upsertLead, lockLeadByExternalId, type LeadUpsert, type LeadUpserted } from './upsert';
 export { updateContact } from './contact-changes';
 
