@@ -8,11 +8,12 @@ import { toAppError } from '../errors/to-app-error';
 import { zodFieldIssues } from '../errors/zod-issues';
 import { uniqueInOrder } from '../domain/phone';
 import { parseWithContext } from '../rpc/parse-context';
-import type { ProcedureContext } from '../rpc/define-procedure';
-import { newEvents, type EventSource } from '../events/record-events';
-import { leadCreatedEvents } from '../events/lead-events';
+import { newEvents, recordEvents, type EventSource } from '../events/record-events';
+import { leadCreatedEvents, leadWriteEvents } from '../events/lead-events';
 import { leadsCreateInput } from '../procedures/leads/create';
-import { leadsUpsertInput, upsertFromInput, type LeadsUpsertInput } from '../procedures/leads/upsert';
+import { leadsUpsertInput, type LeadsUpsertInput } from '../procedures/leads/upsert';
+import { assertUnchangedSince } from '../procedures/shared/concurrency';
+import { assertStatusChangeAllowed } from '../domain/lead-status';
 import type { UploadedRow } from './read-upload';
 import { rawInputOf, rowTextOf, type RowProblem } from './row-input';
 
@@ -20,7 +21,6 @@ import { rawInputOf, rowTextOf, type RowProblem } from './row-input';
 // references, with their messages, then written as those procedures write, and the job's cursor
 // and counts moved in the same transaction (src/db/imports/jobs.ts). A row that fails leaves
 // nothing of itself: it is refused before the write, or its write is undone alone (a savepoint).
-// The actor stored with the import is the key or token that uploaded it (ProcedureContext's kinds).
 
 export interface BatchJob {
   db: Db;
@@ -141,7 +141,7 @@ async function createAll(trx: Knex.Transaction, orgId: string, source: EventSour
 }
 
 /** leads.create's handler, to the lead and contact it writes. */
-function newLeadOf(input: CreateInput) {
+function newLeadOf(input: CreateInput | LeadsUpsertInput) {
   const phones = uniqueInOrder([input.phone, ...(input.phones ?? [])]);
   const emails = uniqueInOrder([...(input.email ? [input.email] : []), ...(input.emails ?? [])]);
   return leads.newLead({ name: input.name, phones, emails, company: input.company ?? null }, {
@@ -165,7 +165,7 @@ async function upsertAll(trx: Knex.Transaction, orgId: string, source: EventSour
   for (const v of valid) {
     let created = false;
     const refused = await rowProblems(() => trx.transaction(async (row) => {
-      created = (await upsertFromInput({ db: row, orgId, actor: source.actor as ProcedureContext['actor'] }, v.input as LeadsUpsertInput)).created;
+      created = await upsertRow(row, orgId, source, v.input as LeadsUpsertInput);
     }));
     if (refused) failed.push({ row: v.row, problems: refused });
     else if (created) counts.created++;
@@ -173,6 +173,46 @@ async function upsertAll(trx: Knex.Transaction, orgId: string, source: EventSour
   }
   failed.sort((a, b) => a.row.line - b.row.line);
   return counts;
+}
+
+/**
+ * One row as leads.upsert writes it (src/procedures/leads/upsert.ts: the same change, checks and
+ * events), the other way round: the lead holding the id is changed if there is one, else the lead
+ * is created with createLead (leads.create's statement). leads.upsert's create-unless-held
+ * statement inserts the lead before its contact, which Citus runs part by part inside a
+ * multi-statement transaction (the lead's foreign key then fails); createLead inserts the contact
+ * first. An import creating the same id meanwhile makes the create fail (23505): the row is tried
+ * again and then changes that lead. Answers whether it created the lead.
+ */
+async function upsertRow(trx: Knex.Transaction, orgId: string, source: EventSource, input: LeadsUpsertInput): Promise<boolean> {
+  const phones = uniqueInOrder([input.phone, ...(input.phones ?? [])]);
+  const given = input.email !== undefined || input.emails !== undefined;
+  const emails = uniqueInOrder([...(input.email ? [input.email] : []), ...(input.emails ?? [])]);
+  for (let round = 0; ; round++) {
+    const changed = await leads.upsertLead(trx, orgId, {
+      externalId: input.externalId,
+      change: {
+        person: { name: input.name, phones, emails: given ? emails : undefined, company: input.company },
+        fields: { status: input.status, source: input.source, notes: input.notes, nextCallAt: input.nextCallAt, assignedToId: input.assignedToId },
+      },
+      check: (before) => {
+        assertUnchangedSince('lead', before.updatedAt, input.expectedUpdatedAt);
+        if (input.status) assertStatusChangeAllowed(before.status, input.status);
+      },
+      recordChange: (t, written) => recordEvents(t, source, leadWriteEvents(written)),
+    });
+    if (changed) return false;
+    if (input.expectedUpdatedAt !== undefined) {
+      throw new AppError('CONFLICT', `No lead of this workspace holds externalId ${JSON.stringify(input.externalId)}: expectedUpdatedAt names a version of one that is not there`);
+    }
+    const created = newLeadOf(input);
+    try {
+      await trx.transaction((row) => leads.createLead(row, orgId, created.lead, newEvents(source, leadCreatedEvents(created))));
+      return true;
+    } catch (err) {
+      if ((err as { code?: unknown }).code !== '23505' || round >= 2) throw err;
+    }
+  }
 }
 
 /** A dry run's counts: every valid row would be created, or in upsert mode changed when a lead (or an earlier row) holds its id. */

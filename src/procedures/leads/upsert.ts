@@ -48,9 +48,8 @@ export const leadsUpsert = defineProcedure({
  * and the phones (`phone` then `phones`) always replace the stored ones, the emails (`email` then
  * `emails`) when either is given, and `company`, `source`, `notes`, `status`, `nextCallAt` and
  * `assignedToId` when present (null clears); the client link and the contact's other leads stay.
- * An import in upsert mode writes each row through it too (src/imports/import-batch.ts).
  */
-export async function upsertFromInput(ctx: Pick<ProcedureContext, 'db' | 'orgId' | 'actor'> & Partial<Pick<ProcedureContext, 'effects'>>, input: LeadsUpsertInput): Promise<{ lead: leads.Lead; created: boolean }> {
+async function upsertFromInput(ctx: ProcedureContext, input: LeadsUpsertInput): Promise<{ lead: leads.Lead; created: boolean }> {
   const phones = uniqueInOrder([input.phone, ...(input.phones ?? [])]);
   const given = input.email !== undefined || input.emails !== undefined;
   const emails = uniqueInOrder([...(input.email ? [input.email] : []), ...(input.emails ?? [])]);
