@@ -5,7 +5,6 @@
 export const LEAD_COLUMNS = [
   'name', 'phone', 'phones', 'email', 'emails', 'company', 'source', 'notes', 'status', 'nextCallAt', 'assignedToId', 'externalId',
 ] as const;
-export type LeadColumn = (typeof LEAD_COLUMNS)[number];
 
 /** Columns whose cell holds several values separated by `;`. */
 export const LIST_COLUMNS: ReadonlySet<string> = new Set(['phones', 'emails']);

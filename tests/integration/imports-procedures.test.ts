@@ -1,4 +1,6 @@
+import { Readable } from 'node:stream';
 import request from 'supertest';
+import { createWorkspaceClient, WorkspaceApiError } from '../../packages/client/src';
 import { createTestContext } from '../helpers/test-app';
 import { ALL_SCOPES, createKey, createWorkspace } from '../helpers/factories';
 import { CSV, startTestRunner, uploadImport, validCsv, waitForImport } from '../helpers/imports';
@@ -102,5 +104,27 @@ describe('two imports upserting the same ids at once', () => {
     expect(perId.every((r) => Number(r.n) === 1)).toBe(true);
     const created = await ctx.db('events').where({ org_id: ws.org.id, type: 'lead.created' }).count({ n: '*' });
     expect(Number(created[0]!.n)).toBe(40);
+  });
+});
+
+describe('the client package: api.imports.create and api.imports.wait', () => {
+  it('uploads a Node stream as it is read, and waits for the import to end', async () => {
+    const ws = await createWorkspace(ctx.db);
+    const server = await listen(ctx.app);
+    try {
+      const api = createWorkspaceClient({ baseUrl: server.url, apiKey: ws.key });
+      const file = Readable.from([Buffer.from('name,phone\n'), Buffer.from('Ana,+442079460041\nBo,bad\n')]);
+      const job = await api.imports.create(file, { format: 'csv' });
+      expect(job).toMatchObject({ status: 'queued', rows: { total: 2 } });
+      expect(job.createdAt).toBeInstanceOf(Date);
+      runner = startTestRunner(ctx.db, [ws.org.id]);
+      const done = await api.imports.wait(job.id, { intervalMs: 20 });
+      expect(done).toMatchObject({ status: 'succeeded', rows: { created: 1, failed: 1 } });
+      const refused = await api.imports.create('name,fax\n').catch((err: unknown) => err);
+      expect(refused).toBeInstanceOf(WorkspaceApiError);
+      expect((refused as WorkspaceApiError).status).toBe(400);
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -44,7 +44,7 @@ export function typeChecks() {
   expectType<Equal<Awaited<Created>['createdAt'], Date>>();
   expectType<Equal<Awaited<Created>['phones'], string[]>>();
   expectType<Equal<Awaited<ReturnType<typeof client.leads.delete>>, { id: string; deleted: true }>>();
-  expectType<Equal<Parameters<typeof client.leads.listAll>[0], { status?: Lead['status'] | undefined; search?: string | undefined; assignedToId?: string | undefined; pageSize?: number | undefined } | undefined>>();
+  expectType<Equal<Parameters<typeof client.leads.listAll>[0], { status?: Lead['status'] | undefined; search?: string | undefined; assignedToId?: string | undefined; externalId?: string | undefined; pageSize?: number | undefined } | undefined>>();
   expectType<Equal<ReturnType<typeof client.leads.listAll>, AsyncIterable<Lead>>>();
   expectType<Equal<Lead['nextCallAt'], Date | null>>();
 

@@ -89,6 +89,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/rpc/leads.upsert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Creates a lead with this externalId, or changes the one that holds it (given fields replace, absent ones stay); answers it with `created`.
+         * @description Creates a lead with this externalId, or changes the one that holds it (given fields replace, absent ones stay); answers it with `created`.
+         *
+         *     **Required scopes:** `leads.create` and `leads.update`
+         */
+        post: operations["leads.upsert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/rpc/leads.delete": {
         parameters: {
             query?: never;
@@ -969,6 +991,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/rpc/imports.getById": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One import job by id: its status and how many of its rows are processed, created, updated and failed.
+         * @description One import job by id: its status and how many of its rows are processed, created, updated and failed.
+         *
+         *     **Required scope:** `imports.read`
+         */
+        get: operations["imports.getById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/rpc/imports.getAll": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A page of the workspace's import jobs, newest first.
+         * @description A page of the workspace's import jobs, newest first.
+         *
+         *     **Required scope:** `imports.read`
+         */
+        get: operations["imports.getAll"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/rpc/imports.cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancels a queued or running import: the rows it has committed stay (rows.created says how many), the rest are not read. An import that has ended is answered as it is.
+         * @description Cancels a queued or running import: the rows it has committed stay (rows.created says how many), the rest are not read. An import that has ended is answered as it is.
+         *
+         *     **Required scope:** `imports.create`
+         */
+        post: operations["imports.cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/rpc/events.onEvent": {
         parameters: {
             query?: never;
@@ -1011,6 +1099,30 @@ export interface paths {
          *     **A subscription** (tRPC's `httpSubscriptionLink`): the answer is a `text/event-stream` that stays open. Authenticate with `Authorization: Bearer <key>`, or, where headers cannot be sent (a browser's EventSource), with `?token=` minted by `POST /api/v1/stream-tokens`. Errors found before the stream starts answer as any action's, with their status.
          */
         get: operations["dashboard.onLeadStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/rpc/imports.onProgress": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The import now, then again each time its counts or status move (at most about once a second), until it has ended.
+         * @description The import now, then again each time its counts or status move (at most about once a second), until it has ended.
+         *
+         *     **Required scope:** `imports.read`
+         *
+         *     **A subscription** (tRPC's `httpSubscriptionLink`): the answer is a `text/event-stream` that stays open. Authenticate with `Authorization: Bearer <key>`, or, where headers cannot be sent (a browser's EventSource), with `?token=` minted by `POST /api/v1/stream-tokens`. Errors found before the stream starts answer as any action's, with their status.
+         */
+        get: operations["imports.onProgress"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1083,6 +1195,73 @@ export interface paths {
         patch: operations["updateLead"];
         trace?: never;
     };
+    "/api/v1/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Starts an import job from a CSV or NDJSON file (plain REST)
+         * @description The file is the body, read as it streams (up to 100 MB). A file that cannot be read is a 400 naming the line; each row is then checked and written in the background as `leads.create` (or `leads.upsert`: `mode=upsert`, which also needs `leads.update`) would, and a row that fails is listed by `GET /api/v1/imports/{id}/errors`.
+         *     CSV: a header row naming the columns (name, phone, phones, email, emails, company, source, notes, status, nextCallAt, assignedToId, externalId); `phones` and `emails` hold several values separated by `;`. NDJSON: one `leads.create` input per line.
+         *
+         *     **Required scopes:** `imports.create`, `leads.create`
+         */
+        post: operations["createImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/imports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One import job (plain REST)
+         * @description As `imports.getById` answers it, timestamps as ISO 8601 strings.
+         *
+         *     **Required scope:** `imports.read`
+         */
+        get: operations["getImport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/imports/{id}/errors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An import's failed rows, as CSV
+         * @description One line per problem: `line,field,message,row` (the file's line where the row starts, the field, the message `leads.create` gives, the row as sent). Cells that a spreadsheet would run as a formula start with `'`.
+         *
+         *     **Required scope:** `imports.read`
+         */
+        get: operations["getImportErrors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/stream-tokens": {
         parameters: {
             query?: never;
@@ -1096,7 +1275,7 @@ export interface paths {
          * A token for a browser EventSource to open one subscription
          * @description EventSource cannot send an Authorization header: mint a token with the key and open the subscription with `?token=`. It lasts at most 5 minutes (a stream opened with it may run longer), opens only the subscription named, and reads only with that subscription's scopes.
          *
-         *     **Required scope:** the subscription's own (`events.read` for events.onEvent, `leads.read` for dashboard.onLeadStats).
+         *     **Required scope:** the subscription's own (`events.read` for events.onEvent, `leads.read` for dashboard.onLeadStats, `imports.read` for imports.onProgress).
          */
         post: operations["createStreamToken"];
         delete?: never;
@@ -1587,6 +1766,46 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "import.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * import.completed delivered to a webhook endpoint
+         * @description What an endpoint subscribed to `import.completed` receives: the event as events.getAll answers it, as plain JSON. Only endpoints whose owner holds `imports.read` receive it.
+         */
+        post: operations["webhook.import.completed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "import.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * import.failed delivered to a webhook endpoint
+         * @description What an endpoint subscribed to `import.failed` receives: the event as events.getAll answers it, as plain JSON. Only endpoints whose owner holds `imports.read` receive it.
+         */
+        post: operations["webhook.import.failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1708,6 +1927,11 @@ export interface components {
             assignedToId: string | null;
             /** @description The client the lead is linked to (set by converting it), or null. */
             clientId: string | null;
+            /**
+             * @description Your own id for the record (unique in the workspace), or null.
+             * @example crm-000123
+             */
+            externalId: string | null;
         };
         LeadPage: {
             data: components["schemas"]["Lead"][];
@@ -1774,6 +1998,11 @@ export interface components {
              * @example 2026-11-26T09:30:00.000Z
              */
             updatedAt: Date;
+            /**
+             * @description Your own id for the record (unique in the workspace), or null.
+             * @example crm-000123
+             */
+            externalId: string | null;
         };
         /** @description A client: a customer the workspace bills. */
         Client: {
@@ -1798,6 +2027,11 @@ export interface components {
              * @example 2026-11-27T11:15:00.000Z
              */
             updatedAt: Date;
+            /**
+             * @description Your own id for the record (unique in the workspace), or null.
+             * @example crm-000123
+             */
+            externalId: string | null;
         };
         /** @description A task: something to do, optionally due at a time, about a lead or a client. */
         Task: {
@@ -1921,7 +2155,7 @@ export interface components {
             createdAt: Date;
         };
         /** @description Something that changed in the workspace: `type` says what, and so what `data` holds. Date-times inside `data` are ISO 8601 text in every answer (the object as it was recorded; `meta` does not name them): the client package revives them. */
-        Event: components["schemas"]["LeadCreatedEvent"] | components["schemas"]["LeadUpdatedEvent"] | components["schemas"]["LeadStatusChangedEvent"] | components["schemas"]["LeadAssignedEvent"] | components["schemas"]["LeadCallLoggedEvent"] | components["schemas"]["LeadConvertedEvent"] | components["schemas"]["LeadDeletedEvent"] | components["schemas"]["ContactCreatedEvent"] | components["schemas"]["ContactUpdatedEvent"] | components["schemas"]["ContactDeletedEvent"] | components["schemas"]["ClientCreatedEvent"] | components["schemas"]["ClientUpdatedEvent"] | components["schemas"]["ClientDeletedEvent"] | components["schemas"]["TaskCreatedEvent"] | components["schemas"]["TaskUpdatedEvent"] | components["schemas"]["TaskCompletedEvent"] | components["schemas"]["TaskDeletedEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceUpdatedEvent"] | components["schemas"]["InvoiceSentEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceDeletedEvent"] | components["schemas"]["WebhookDisabledEvent"];
+        Event: components["schemas"]["LeadCreatedEvent"] | components["schemas"]["LeadUpdatedEvent"] | components["schemas"]["LeadStatusChangedEvent"] | components["schemas"]["LeadAssignedEvent"] | components["schemas"]["LeadCallLoggedEvent"] | components["schemas"]["LeadConvertedEvent"] | components["schemas"]["LeadDeletedEvent"] | components["schemas"]["ContactCreatedEvent"] | components["schemas"]["ContactUpdatedEvent"] | components["schemas"]["ContactDeletedEvent"] | components["schemas"]["ClientCreatedEvent"] | components["schemas"]["ClientUpdatedEvent"] | components["schemas"]["ClientDeletedEvent"] | components["schemas"]["TaskCreatedEvent"] | components["schemas"]["TaskUpdatedEvent"] | components["schemas"]["TaskCompletedEvent"] | components["schemas"]["TaskDeletedEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceUpdatedEvent"] | components["schemas"]["InvoiceSentEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceDeletedEvent"] | components["schemas"]["WebhookDisabledEvent"] | components["schemas"]["ImportCompletedEvent"] | components["schemas"]["ImportFailedEvent"];
         /** @description A lead was created (with its contact: a contact.created comes with it). */
         LeadCreatedEvent: {
             /** @example evt_3kTMd9VbX2qLr7NwY5pHcZ */
@@ -2799,6 +3033,74 @@ export interface components {
                 object: components["schemas"]["WebhookEndpoint"];
             };
         };
+        /** @description An import job ended: every row processed (`object.rows` counts the created, updated and failed). The actor is the key that started it. */
+        ImportCompletedEvent: {
+            /** @example evt_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "import.completed";
+            /**
+             * Format: date-time
+             * @example 2026-12-10T15:00:00.000Z
+             */
+            createdAt: Date;
+            /** @example org_3kTMd9VbX2qLr7NwY5pHcZ */
+            orgId: string;
+            /** @description Who caused the event. */
+            actor: {
+                /**
+                 * @example apiKey
+                 * @enum {string}
+                 */
+                kind: "apiKey" | "playgroundToken" | "system";
+                /**
+                 * @description The key's or token's id (never its secret), or the service's part, e.g. webhook-worker.
+                 * @example key_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                id: string;
+            };
+            /** @description The payload of import.completed. */
+            data: {
+                object: components["schemas"]["Import"];
+            };
+        };
+        /** @description An import job failed as a whole (`object.failure` says why); the rows its committed batches wrote stay. */
+        ImportFailedEvent: {
+            /** @example evt_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "import.failed";
+            /**
+             * Format: date-time
+             * @example 2026-12-10T15:00:00.000Z
+             */
+            createdAt: Date;
+            /** @example org_3kTMd9VbX2qLr7NwY5pHcZ */
+            orgId: string;
+            /** @description Who caused the event. */
+            actor: {
+                /**
+                 * @example apiKey
+                 * @enum {string}
+                 */
+                kind: "apiKey" | "playgroundToken" | "system";
+                /**
+                 * @description The key's or token's id (never its secret), or the service's part, e.g. webhook-worker.
+                 * @example key_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                id: string;
+            };
+            /** @description The payload of import.failed. */
+            data: {
+                object: components["schemas"]["Import"];
+            };
+        };
         /** @description A webhook endpoint, without its signing secret. */
         WebhookEndpoint: {
             /** @example wh_3kTMd9VbX2qLr7NwY5pHcZ */
@@ -2816,7 +3118,7 @@ export interface components {
              *       "invoice.paid"
              *     ]
              */
-            events: ("*" | "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "client.created" | "client.updated" | "client.deleted" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "webhook.disabled")[];
+            events: ("*" | "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "client.created" | "client.updated" | "client.deleted" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "webhook.disabled" | "import.completed" | "import.failed")[];
             /** @example true */
             enabled: boolean;
             /**
@@ -2850,7 +3152,7 @@ export interface components {
              * @example invoice.paid
              * @enum {string}
              */
-            eventType: "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "client.created" | "client.updated" | "client.deleted" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "webhook.disabled";
+            eventType: "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "client.created" | "client.updated" | "client.deleted" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "webhook.disabled" | "import.completed" | "import.failed";
             /**
              * @example pending
              * @enum {string}
@@ -2896,6 +3198,71 @@ export interface components {
              * @example {"error":"database unavailable"}
              */
             responseExcerpt: string | null;
+        };
+        /** @description An import job: a file of rows written as leads in the background. */
+        Import: {
+            /** @example imp_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+            /**
+             * @description queued until a worker takes it; running; then succeeded (rows may still have failed: see rows.failed), failed (the job itself, see failure) or cancelled (its committed rows stay).
+             * @example running
+             * @enum {string}
+             */
+            status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+            /**
+             * @example leads
+             * @enum {string}
+             */
+            resource: "leads";
+            /**
+             * @description create: every row a new lead; upsert: by externalId, create or change.
+             * @example create
+             * @enum {string}
+             */
+            mode: "create" | "upsert";
+            /**
+             * @description Rows validated and counted, nothing written.
+             * @example false
+             */
+            dryRun: boolean;
+            rows: {
+                /**
+                 * @description Rows in the file (a CSV header not counted).
+                 * @example 100000
+                 */
+                total: number;
+                /**
+                 * @description Rows done so far, written or failed.
+                 * @example 42000
+                 */
+                processed: number;
+                /**
+                 * @description Leads created (in a dry run: that would be).
+                 * @example 41950
+                 */
+                created: number;
+                /**
+                 * @description Leads changed by an upsert (in a dry run: that would be).
+                 * @example 0
+                 */
+                updated: number;
+                /**
+                 * @description Rows refused: GET /api/v1/imports/{id}/errors lists why.
+                 * @example 50
+                 */
+                failed: number;
+            };
+            /**
+             * @description Why a failed import failed; null otherwise.
+             * @example null
+             */
+            failure: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-26T09:30:00.000Z
+             */
+            createdAt: Date;
+            finishedAt: Date | null;
         };
         Pagination: {
             /**
@@ -2947,6 +3314,74 @@ export interface components {
              * @example eyJ2IjoxLCJrIjpbIjIwMjYtMTItMDMiXX0
              */
             nextCursor: string | null;
+        };
+        /** @description The lead as leads.upsert left it, and whether it created it. */
+        "leads.upsert.output": {
+            /** @example lead_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+            /**
+             * @description The contact's name.
+             * @example Ana Souza
+             */
+            name: string;
+            /**
+             * @description E.164, the primary first.
+             * @example [
+             *       "+447400123456"
+             *     ]
+             */
+            phones: string[];
+            /**
+             * @description Lowercased, the primary first.
+             * @example [
+             *       "ana@example.com"
+             *     ]
+             */
+            emails: string[];
+            /** @description The first of `phones`, or null. */
+            primaryPhone: string | null;
+            /** @description The first of `emails`, or null. */
+            primaryEmail: string | null;
+            /**
+             * @description The contact behind the lead (name, phones, emails and company are the contact's).
+             * @example con_3kTMd9VbX2qLr7NwY5pHcZ
+             */
+            contactId: string;
+            company: string | null;
+            /** @description Free-text source label. */
+            source: string | null;
+            /**
+             * @example CONTACTED
+             * @enum {string}
+             */
+            status: "NOT_CONTACTED" | "CONTACTED" | "QUALIFIED" | "CONVERTED" | "LOST" | "NO_ANSWER" | "BUSY" | "SWITCHED_OFF" | "OUT_OF_SERVICE" | "WRONG_NUMBER";
+            notes: string | null;
+            /** @description When the next call is scheduled, or null. */
+            nextCallAt: Date | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-20T14:05:00.000Z
+             */
+            createdAt: Date;
+            /**
+             * Format: date-time
+             * @example 2026-11-26T09:30:00.000Z
+             */
+            updatedAt: Date;
+            /** @description The member the lead is assigned to, or null. */
+            assignedToId: string | null;
+            /** @description The client the lead is linked to (set by converting it), or null. */
+            clientId: string | null;
+            /**
+             * @description Your own id for the record (unique in the workspace), or null.
+             * @example crm-000123
+             */
+            externalId: string | null;
+            /**
+             * @description true when this call created the lead, false when it changed the one holding the external id.
+             * @example true
+             */
+            created: boolean;
         };
         /** @description The id of the lead just deleted. */
         "leads.delete.output": {
@@ -3166,7 +3601,7 @@ export interface components {
              *       "invoice.paid"
              *     ]
              */
-            events: ("*" | "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "client.created" | "client.updated" | "client.deleted" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "webhook.disabled")[];
+            events: ("*" | "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "client.created" | "client.updated" | "client.deleted" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "webhook.disabled" | "import.completed" | "import.failed")[];
             /** @example true */
             enabled: boolean;
             /**
@@ -3212,7 +3647,7 @@ export interface components {
              *       "invoice.paid"
              *     ]
              */
-            events: ("*" | "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "client.created" | "client.updated" | "client.deleted" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "webhook.disabled")[];
+            events: ("*" | "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "client.created" | "client.updated" | "client.deleted" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "webhook.disabled" | "import.completed" | "import.failed")[];
             /** @example true */
             enabled: boolean;
             /**
@@ -3255,6 +3690,11 @@ export interface components {
             data: components["schemas"]["WebhookDelivery"][];
             pagination: components["schemas"]["Pagination"];
         };
+        /** @description A page of the workspace's import jobs, newest first. */
+        "imports.getAll.output": {
+            data: components["schemas"]["Import"][];
+            pagination: components["schemas"]["Pagination"];
+        };
         "leads.getAll.output": components["schemas"]["LeadPage"];
         "leads.getById.output": components["schemas"]["Lead"];
         "leads.create.output": components["schemas"]["Lead"];
@@ -3279,8 +3719,11 @@ export interface components {
         "orgMembers.getById.output": components["schemas"]["OrgMember"];
         "webhooks.getById.output": components["schemas"]["WebhookEndpoint"];
         "webhooks.update.output": components["schemas"]["WebhookEndpoint"];
+        "imports.getById.output": components["schemas"]["Import"];
+        "imports.cancel.output": components["schemas"]["Import"];
         "events.onEvent.output": components["schemas"]["Event"];
         "dashboard.onLeadStats.output": components["schemas"]["dashboard.getLeadStats.output"];
+        "imports.onProgress.output": components["schemas"]["Import"];
         /** @description A short-lived token that opens one subscription, for a browser EventSource. */
         StreamToken: {
             /**
@@ -3319,6 +3762,11 @@ export interface components {
             search?: string;
             /** @example mem_3kTMd9VbX2qLr7NwY5pHcZ */
             assignedToId?: string;
+            /**
+             * @description Your own id for the record (1 to 255 printable characters), unique in the workspace.
+             * @example crm-000123
+             */
+            externalId?: string;
             cursor?: string;
             page?: number;
             pageSize?: number;
@@ -3350,6 +3798,11 @@ export interface components {
             status?: "NOT_CONTACTED" | "CONTACTED" | "QUALIFIED" | "LOST" | "NO_ANSWER" | "BUSY" | "SWITCHED_OFF" | "OUT_OF_SERVICE" | "WRONG_NUMBER";
             nextCallAt?: (Date | string) | null;
             assignedToId?: string | null;
+            /**
+             * @description Your own id for the record (1 to 255 printable characters), unique in the workspace.
+             * @example crm-000123
+             */
+            externalId?: string;
         };
         "leads.update.input": {
             /** @example lead_3kTMd9VbX2qLr7NwY5pHcZ */
@@ -3363,6 +3816,41 @@ export interface components {
             notes?: string | null;
             /** @enum {string} */
             status?: "NOT_CONTACTED" | "CONTACTED" | "QUALIFIED" | "CONVERTED" | "LOST" | "NO_ANSWER" | "BUSY" | "SWITCHED_OFF" | "OUT_OF_SERVICE" | "WRONG_NUMBER";
+            nextCallAt?: (Date | string) | null;
+            assignedToId?: string | null;
+            externalId?: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-12-03T10:00:00Z
+             */
+            expectedUpdatedAt?: Date | string;
+        };
+        "leads.upsert.input": {
+            /**
+             * @description Your own id for the record (1 to 255 printable characters), unique in the workspace.
+             * @example crm-000123
+             */
+            externalId: string;
+            /** @example Ana Souza */
+            name: string;
+            /**
+             * Format: phone
+             * @description E.164, or the national format of the workspace's region; answered in E.164.
+             * @example +447400123456
+             */
+            phone: string;
+            /**
+             * Format: email
+             * @example ana@example.com
+             */
+            email?: string;
+            phones?: string[];
+            emails?: string[];
+            company?: string | null;
+            source?: string | null;
+            notes?: string | null;
+            /** @enum {string} */
+            status?: "NOT_CONTACTED" | "CONTACTED" | "QUALIFIED" | "LOST" | "NO_ANSWER" | "BUSY" | "SWITCHED_OFF" | "OUT_OF_SERVICE" | "WRONG_NUMBER";
             nextCallAt?: (Date | string) | null;
             assignedToId?: string | null;
             /**
@@ -3405,6 +3893,11 @@ export interface components {
         "contacts.getAll.input": {
             /** @example Ana */
             search?: string;
+            /**
+             * @description Your own id for the record (1 to 255 printable characters), unique in the workspace.
+             * @example crm-000123
+             */
+            externalId?: string;
             /** @default 1 */
             page: number;
             pageSize?: number;
@@ -3419,6 +3912,11 @@ export interface components {
             phones?: string[];
             emails?: string[];
             company?: string | null;
+            /**
+             * @description Your own id for the record (1 to 255 printable characters), unique in the workspace.
+             * @example crm-000123
+             */
+            externalId?: string;
         };
         "contacts.update.input": {
             /** @example con_3kTMd9VbX2qLr7NwY5pHcZ */
@@ -3428,6 +3926,7 @@ export interface components {
             phones?: string[];
             emails?: string[];
             company?: string | null;
+            externalId?: string | null;
             /**
              * Format: date-time
              * @example 2026-12-03T10:00:00Z
@@ -3442,6 +3941,11 @@ export interface components {
         "clients.getAll.input": {
             /** @example Acme */
             search?: string;
+            /**
+             * @description Your own id for the record (1 to 255 printable characters), unique in the workspace.
+             * @example crm-000123
+             */
+            externalId?: string;
             /** @default 1 */
             page: number;
             pageSize?: number;
@@ -3458,6 +3962,11 @@ export interface components {
             email?: string | null;
             phone?: string | null;
             notes?: string | null;
+            /**
+             * @description Your own id for the record (1 to 255 printable characters), unique in the workspace.
+             * @example crm-000123
+             */
+            externalId?: string;
         };
         "clients.update.input": {
             /** @example cli_3kTMd9VbX2qLr7NwY5pHcZ */
@@ -3469,6 +3978,7 @@ export interface components {
             email?: string | null;
             phone?: string | null;
             notes?: string | null;
+            externalId?: string | null;
             /**
              * Format: date-time
              * @example 2026-12-03T10:00:00Z
@@ -3659,8 +4169,8 @@ export interface components {
          */
         "events.getAll.input": {
             /** @enum {string} */
-            type?: "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "client.created" | "client.updated" | "client.deleted" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "webhook.disabled";
-            types?: ("lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "client.created" | "client.updated" | "client.deleted" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "webhook.disabled")[];
+            type?: "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "client.created" | "client.updated" | "client.deleted" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "webhook.disabled" | "import.completed" | "import.failed";
+            types?: ("lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "client.created" | "client.updated" | "client.deleted" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "webhook.disabled" | "import.completed" | "import.failed")[];
             /**
              * Format: date-time
              * @example 2026-12-03T10:00:00Z
@@ -3698,7 +4208,7 @@ export interface components {
              *       "invoice.created"
              *     ]
              */
-            events: ("*" | "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "client.created" | "client.updated" | "client.deleted" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "webhook.disabled")[];
+            events: ("*" | "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "client.created" | "client.updated" | "client.deleted" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "webhook.disabled" | "import.completed" | "import.failed")[];
             description?: string | null;
         };
         "webhooks.update.input": {
@@ -3716,7 +4226,7 @@ export interface components {
              *       "invoice.created"
              *     ]
              */
-            events?: ("*" | "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "client.created" | "client.updated" | "client.deleted" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "webhook.disabled")[];
+            events?: ("*" | "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "client.created" | "client.updated" | "client.deleted" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "webhook.disabled" | "import.completed" | "import.failed")[];
             description?: string | null;
             enabled?: boolean;
             /**
@@ -3747,9 +4257,23 @@ export interface components {
             page: number;
             pageSize?: number;
         };
+        "imports.getById.input": {
+            /** @example imp_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+        };
+        /** @default {} */
+        "imports.getAll.input": {
+            /** @default 1 */
+            page: number;
+            pageSize?: number;
+        };
+        "imports.cancel.input": {
+            /** @example imp_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+        };
         /** @default {} */
         "events.onEvent.input": {
-            types?: ("lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "client.created" | "client.updated" | "client.deleted" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "webhook.disabled")[];
+            types?: ("lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "client.created" | "client.updated" | "client.deleted" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "webhook.disabled" | "import.completed" | "import.failed")[];
             lastEventId?: string | null;
         };
         /**
@@ -3772,6 +4296,10 @@ export interface components {
              * @example Europe/London
              */
             timeZone?: string;
+        };
+        "imports.onProgress.input": {
+            /** @example imp_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
         };
     };
     responses: never;
@@ -3829,7 +4357,8 @@ export interface operations {
                      *                 "createdAt": "2026-11-20T14:05:00.000Z",
                      *                 "updatedAt": "2026-11-26T09:30:00.000Z",
                      *                 "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
-                     *                 "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ"
+                     *                 "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *                 "externalId": "crm-000123"
                      *               }
                      *             ],
                      *             "pagination": {
@@ -3993,7 +4522,8 @@ export interface operations {
                      *             "createdAt": "2026-11-20T14:05:00.000Z",
                      *             "updatedAt": "2026-11-26T09:30:00.000Z",
                      *             "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
-                     *             "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ"
+                     *             "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *             "externalId": "crm-000123"
                      *           },
                      *           "meta": {
                      *             "values": {
@@ -4126,7 +4656,8 @@ export interface operations {
                  *         "source": "website",
                  *         "notes": "Asked for a call back after 3 pm",
                  *         "nextCallAt": "2026-12-03T10:00:00Z",
-                 *         "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *         "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *         "externalId": "crm-000123"
                  *       }
                  *     }
                  */
@@ -4169,7 +4700,8 @@ export interface operations {
                      *             "createdAt": "2026-11-20T14:05:00.000Z",
                      *             "updatedAt": "2026-11-26T09:30:00.000Z",
                      *             "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
-                     *             "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ"
+                     *             "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *             "externalId": "crm-000123"
                      *           },
                      *           "meta": {
                      *             "values": {
@@ -4338,6 +4870,7 @@ export interface operations {
                  *         "notes": "Interested in the annual plan; call back on Thursday",
                  *         "nextCallAt": "2026-12-03T10:00:00Z",
                  *         "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *         "externalId": "crm-000123",
                  *         "expectedUpdatedAt": "2026-12-03T10:00:00Z"
                  *       }
                  *     }
@@ -4381,7 +4914,8 @@ export interface operations {
                      *             "createdAt": "2026-11-20T14:05:00.000Z",
                      *             "updatedAt": "2026-11-26T09:30:00.000Z",
                      *             "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
-                     *             "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ"
+                     *             "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *             "externalId": "crm-000123"
                      *           },
                      *           "meta": {
                      *             "values": {
@@ -4406,6 +4940,222 @@ export interface operations {
                             data: {
                                 /** @description The output of the procedure. */
                                 json: components["schemas"]["leads.update.output"];
+                                meta?: components["schemas"]["SuperjsonMeta"];
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `BAD_REQUEST`: The input failed validation (`issues` names the fields), or the envelope is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or malformed Authorization header, or an invalid, expired or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `FORBIDDEN`: The workspace is not on the maximum tier, the endpoint is not exposed, or the key lacks the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `NOT_FOUND`: A referenced record does not exist in this workspace. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `CONFLICT`: The record is not in a state that allows the change, or a call with the same `Idempotency-Key` is still in progress (retry). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as `Content-Type: application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNPROCESSABLE_CONTENT`: The `Idempotency-Key` was already used for another request (another body or procedure). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`: The key's requests per minute are used up, or its client address failed to authenticate too often; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /**
+                     * @description The quota (draft-ietf-httpapi-ratelimit-headers): `"key";q=<requests>;w=60` per API key or playground token (by tier: FREE 60, PRO 600, BUSINESS 1200 a minute), or `"auth";q=<failures>;w=60` for failed authentications from one client address.
+                     * @example "key";q=1200;w=60
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description What remains: `r` requests of the quota, `t` seconds until it resets.
+                     * @example "key";r=0;t=30
+                     */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR`: Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The database cannot be reached; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+        };
+    };
+    "leads.upsert": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same body within 24 hours replays the first answer (status and body, with `Idempotent-Replayed: true`) without acting again; with another body or procedure it is a 422; while the first call with the key is still running, a 409. Keys belong to the API key that sent them. Validation failures (400) and server errors are not kept.
+                 * @example 6f1c2c1e-8f7a-4d0e-9f55-2b1f3a9c7d10
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "json": {
+                 *         "externalId": "crm-000123",
+                 *         "name": "Ana Souza",
+                 *         "phone": "+447400123456",
+                 *         "email": "ana@example.com",
+                 *         "company": "Acme Ltd",
+                 *         "source": "website",
+                 *         "notes": "Asked for a call back after 3 pm",
+                 *         "nextCallAt": "2026-12-03T10:00:00Z",
+                 *         "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *         "expectedUpdatedAt": "2026-12-03T10:00:00Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    json: components["schemas"]["leads.upsert.input"];
+                    meta?: components["schemas"]["SuperjsonMeta"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: the output in the envelope. */
+            200: {
+                headers: {
+                    /** @description `true` when this answer is the stored answer to an earlier call with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "data": {
+                     *           "json": {
+                     *             "id": "lead_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *             "name": "Ana Souza",
+                     *             "phones": [
+                     *               "+447400123456"
+                     *             ],
+                     *             "emails": [
+                     *               "ana@example.com"
+                     *             ],
+                     *             "primaryPhone": "+447400123456",
+                     *             "primaryEmail": "ana@example.com",
+                     *             "contactId": "con_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *             "company": "Acme Ltd",
+                     *             "source": "website",
+                     *             "status": "CONTACTED",
+                     *             "notes": "Interested in the annual plan; call back on Thursday",
+                     *             "nextCallAt": "2026-12-03T10:00:00.000Z",
+                     *             "createdAt": "2026-11-20T14:05:00.000Z",
+                     *             "updatedAt": "2026-11-26T09:30:00.000Z",
+                     *             "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *             "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *             "externalId": "crm-000123",
+                     *             "created": true
+                     *           },
+                     *           "meta": {
+                     *             "values": {
+                     *               "nextCallAt": [
+                     *                 "Date"
+                     *               ],
+                     *               "createdAt": [
+                     *                 "Date"
+                     *               ],
+                     *               "updatedAt": [
+                     *                 "Date"
+                     *               ]
+                     *             },
+                     *             "v": 1
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: {
+                                /** @description The output of the procedure. */
+                                json: components["schemas"]["leads.upsert.output"];
                                 meta?: components["schemas"]["SuperjsonMeta"];
                             };
                         };
@@ -4760,7 +5510,8 @@ export interface operations {
                      *             "createdAt": "2026-11-20T14:05:00.000Z",
                      *             "updatedAt": "2026-11-26T09:30:00.000Z",
                      *             "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
-                     *             "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ"
+                     *             "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *             "externalId": "crm-000123"
                      *           },
                      *           "meta": {
                      *             "values": {
@@ -4978,7 +5729,8 @@ export interface operations {
                      *               "createdAt": "2026-11-20T14:05:00.000Z",
                      *               "updatedAt": "2026-11-26T09:30:00.000Z",
                      *               "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
-                     *               "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ"
+                     *               "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *               "externalId": "crm-000123"
                      *             }
                      *           },
                      *           "meta": {
@@ -5192,7 +5944,8 @@ export interface operations {
                      *               "createdAt": "2026-11-20T14:05:00.000Z",
                      *               "updatedAt": "2026-11-26T09:30:00.000Z",
                      *               "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
-                     *               "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ"
+                     *               "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *               "externalId": "crm-000123"
                      *             },
                      *             "client": {
                      *               "id": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
@@ -5203,7 +5956,8 @@ export interface operations {
                      *               "phone": "+447400123456",
                      *               "notes": "Invoices to accounts@acme.example, net 30",
                      *               "createdAt": "2026-11-26T09:30:00.000Z",
-                     *               "updatedAt": "2026-11-27T11:15:00.000Z"
+                     *               "updatedAt": "2026-11-27T11:15:00.000Z",
+                     *               "externalId": "crm-000123"
                      *             }
                      *           },
                      *           "meta": {
@@ -5543,7 +6297,8 @@ export interface operations {
                      *                 "primaryEmail": "ana@example.com",
                      *                 "company": "Acme Ltd",
                      *                 "createdAt": "2026-11-20T14:05:00.000Z",
-                     *                 "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *                 "updatedAt": "2026-11-26T09:30:00.000Z",
+                     *                 "externalId": "crm-000123"
                      *               }
                      *             ],
                      *             "pagination": {
@@ -5696,7 +6451,8 @@ export interface operations {
                      *             "primaryEmail": "ana@example.com",
                      *             "company": "Acme Ltd",
                      *             "createdAt": "2026-11-20T14:05:00.000Z",
-                     *             "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *             "updatedAt": "2026-11-26T09:30:00.000Z",
+                     *             "externalId": "crm-000123"
                      *           },
                      *           "meta": {
                      *             "values": {
@@ -5820,7 +6576,8 @@ export interface operations {
                  * @example {
                  *       "json": {
                  *         "name": "Ana Souza",
-                 *         "company": "Acme Ltd"
+                 *         "company": "Acme Ltd",
+                 *         "externalId": "crm-000123"
                  *       }
                  *     }
                  */
@@ -5856,7 +6613,8 @@ export interface operations {
                      *             "primaryEmail": "ana@example.com",
                      *             "company": "Acme Ltd",
                      *             "createdAt": "2026-11-20T14:05:00.000Z",
-                     *             "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *             "updatedAt": "2026-11-26T09:30:00.000Z",
+                     *             "externalId": "crm-000123"
                      *           },
                      *           "meta": {
                      *             "values": {
@@ -6018,6 +6776,7 @@ export interface operations {
                  *         "id": "con_3kTMd9VbX2qLr7NwY5pHcZ",
                  *         "name": "Ana Souza",
                  *         "company": "Acme Ltd",
+                 *         "externalId": "crm-000123",
                  *         "expectedUpdatedAt": "2026-12-03T10:00:00Z"
                  *       }
                  *     }
@@ -6054,7 +6813,8 @@ export interface operations {
                      *             "primaryEmail": "ana@example.com",
                      *             "company": "Acme Ltd",
                      *             "createdAt": "2026-11-20T14:05:00.000Z",
-                     *             "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *             "updatedAt": "2026-11-26T09:30:00.000Z",
+                     *             "externalId": "crm-000123"
                      *           },
                      *           "meta": {
                      *             "values": {
@@ -6404,7 +7164,8 @@ export interface operations {
                      *                 "phone": "+447400123456",
                      *                 "notes": "Invoices to accounts@acme.example, net 30",
                      *                 "createdAt": "2026-11-26T09:30:00.000Z",
-                     *                 "updatedAt": "2026-11-27T11:15:00.000Z"
+                     *                 "updatedAt": "2026-11-27T11:15:00.000Z",
+                     *                 "externalId": "crm-000123"
                      *               }
                      *             ],
                      *             "pagination": {
@@ -6553,7 +7314,8 @@ export interface operations {
                      *             "phone": "+447400123456",
                      *             "notes": "Invoices to accounts@acme.example, net 30",
                      *             "createdAt": "2026-11-26T09:30:00.000Z",
-                     *             "updatedAt": "2026-11-27T11:15:00.000Z"
+                     *             "updatedAt": "2026-11-27T11:15:00.000Z",
+                     *             "externalId": "crm-000123"
                      *           },
                      *           "meta": {
                      *             "values": {
@@ -6681,7 +7443,8 @@ export interface operations {
                  *         "company": "Acme Ltd",
                  *         "email": "ana@example.com",
                  *         "phone": "+447400123456",
-                 *         "notes": "Invoices to accounts@acme.example, net 30"
+                 *         "notes": "Invoices to accounts@acme.example, net 30",
+                 *         "externalId": "crm-000123"
                  *       }
                  *     }
                  */
@@ -6713,7 +7476,8 @@ export interface operations {
                      *             "phone": "+447400123456",
                      *             "notes": "Invoices to accounts@acme.example, net 30",
                      *             "createdAt": "2026-11-26T09:30:00.000Z",
-                     *             "updatedAt": "2026-11-27T11:15:00.000Z"
+                     *             "updatedAt": "2026-11-27T11:15:00.000Z",
+                     *             "externalId": "crm-000123"
                      *           },
                      *           "meta": {
                      *             "values": {
@@ -6879,6 +7643,7 @@ export interface operations {
                  *         "email": "ana@example.com",
                  *         "phone": "+447400123456",
                  *         "notes": "Invoices to accounts@acme.example, net 30",
+                 *         "externalId": "crm-000123",
                  *         "expectedUpdatedAt": "2026-12-03T10:00:00Z"
                  *       }
                  *     }
@@ -6911,7 +7676,8 @@ export interface operations {
                      *             "phone": "+447400123456",
                      *             "notes": "Invoices to accounts@acme.example, net 30",
                      *             "createdAt": "2026-11-26T09:30:00.000Z",
-                     *             "updatedAt": "2026-11-27T11:15:00.000Z"
+                     *             "updatedAt": "2026-11-27T11:15:00.000Z",
+                     *             "externalId": "crm-000123"
                      *           },
                      *           "meta": {
                      *             "values": {
@@ -11708,6 +12474,505 @@ export interface operations {
             };
         };
     };
+    "imports.getById": {
+        parameters: {
+            query: {
+                /**
+                 * @description The input as JSON text `{"json": <input>}` (URL-encoded in the query).
+                 * @example {"json":{"id":"imp_3kTMd9VbX2qLr7NwY5pHcZ"}}
+                 */
+                input: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: the output in the envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "data": {
+                     *           "json": {
+                     *             "id": "imp_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *             "status": "running",
+                     *             "resource": "leads",
+                     *             "mode": "create",
+                     *             "dryRun": false,
+                     *             "rows": {
+                     *               "total": 100000,
+                     *               "processed": 42000,
+                     *               "created": 41950,
+                     *               "updated": 0,
+                     *               "failed": 50
+                     *             },
+                     *             "failure": null,
+                     *             "createdAt": "2026-11-26T09:30:00.000Z",
+                     *             "finishedAt": "2026-11-26T09:30:00.000Z"
+                     *           },
+                     *           "meta": {
+                     *             "values": {
+                     *               "createdAt": [
+                     *                 "Date"
+                     *               ],
+                     *               "finishedAt": [
+                     *                 "Date"
+                     *               ]
+                     *             },
+                     *             "v": 1
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: {
+                                /** @description The output of the procedure. */
+                                json: components["schemas"]["imports.getById.output"];
+                                meta?: components["schemas"]["SuperjsonMeta"];
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `BAD_REQUEST`: The input failed validation (`issues` names the fields), or the envelope is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or malformed Authorization header, or an invalid, expired or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `FORBIDDEN`: The workspace is not on the maximum tier, the endpoint is not exposed, or the key lacks the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `NOT_FOUND`: A referenced record does not exist in this workspace. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`: The key's requests per minute are used up, or its client address failed to authenticate too often; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /**
+                     * @description The quota (draft-ietf-httpapi-ratelimit-headers): `"key";q=<requests>;w=60` per API key or playground token (by tier: FREE 60, PRO 600, BUSINESS 1200 a minute), or `"auth";q=<failures>;w=60` for failed authentications from one client address.
+                     * @example "key";q=1200;w=60
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description What remains: `r` requests of the quota, `t` seconds until it resets.
+                     * @example "key";r=0;t=30
+                     */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR`: Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The database cannot be reached; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+        };
+    };
+    "imports.getAll": {
+        parameters: {
+            query?: {
+                /**
+                 * @description The input as JSON text `{"json": <input>}` (URL-encoded in the query); may be left out.
+                 * @example {"json":{}}
+                 */
+                input?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: the output in the envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "data": {
+                     *           "json": {
+                     *             "data": [
+                     *               {
+                     *                 "id": "imp_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *                 "status": "running",
+                     *                 "resource": "leads",
+                     *                 "mode": "create",
+                     *                 "dryRun": false,
+                     *                 "rows": {
+                     *                   "total": 100000,
+                     *                   "processed": 42000,
+                     *                   "created": 41950,
+                     *                   "updated": 0,
+                     *                   "failed": 50
+                     *                 },
+                     *                 "failure": null,
+                     *                 "createdAt": "2026-11-26T09:30:00.000Z",
+                     *                 "finishedAt": "2026-11-26T09:30:00.000Z"
+                     *               }
+                     *             ],
+                     *             "pagination": {
+                     *               "page": 1,
+                     *               "pageSize": 20,
+                     *               "total": 42,
+                     *               "totalPages": 3,
+                     *               "hasNextPage": true,
+                     *               "hasPrevPage": false
+                     *             }
+                     *           },
+                     *           "meta": {
+                     *             "values": {
+                     *               "data.0.createdAt": [
+                     *                 "Date"
+                     *               ],
+                     *               "data.0.finishedAt": [
+                     *                 "Date"
+                     *               ]
+                     *             },
+                     *             "v": 1
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: {
+                                /** @description The output of the procedure. */
+                                json: components["schemas"]["imports.getAll.output"];
+                                meta?: components["schemas"]["SuperjsonMeta"];
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `BAD_REQUEST`: The input failed validation (`issues` names the fields), or the envelope is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or malformed Authorization header, or an invalid, expired or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `FORBIDDEN`: The workspace is not on the maximum tier, the endpoint is not exposed, or the key lacks the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `NOT_FOUND`: A referenced record does not exist in this workspace. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`: The key's requests per minute are used up, or its client address failed to authenticate too often; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /**
+                     * @description The quota (draft-ietf-httpapi-ratelimit-headers): `"key";q=<requests>;w=60` per API key or playground token (by tier: FREE 60, PRO 600, BUSINESS 1200 a minute), or `"auth";q=<failures>;w=60` for failed authentications from one client address.
+                     * @example "key";q=1200;w=60
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description What remains: `r` requests of the quota, `t` seconds until it resets.
+                     * @example "key";r=0;t=30
+                     */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR`: Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The database cannot be reached; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+        };
+    };
+    "imports.cancel": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same body within 24 hours replays the first answer (status and body, with `Idempotent-Replayed: true`) without acting again; with another body or procedure it is a 422; while the first call with the key is still running, a 409. Keys belong to the API key that sent them. Validation failures (400) and server errors are not kept.
+                 * @example 6f1c2c1e-8f7a-4d0e-9f55-2b1f3a9c7d10
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "json": {
+                 *         "id": "imp_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    json: components["schemas"]["imports.cancel.input"];
+                    meta?: components["schemas"]["SuperjsonMeta"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: the output in the envelope. */
+            200: {
+                headers: {
+                    /** @description `true` when this answer is the stored answer to an earlier call with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "data": {
+                     *           "json": {
+                     *             "id": "imp_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *             "status": "running",
+                     *             "resource": "leads",
+                     *             "mode": "create",
+                     *             "dryRun": false,
+                     *             "rows": {
+                     *               "total": 100000,
+                     *               "processed": 42000,
+                     *               "created": 41950,
+                     *               "updated": 0,
+                     *               "failed": 50
+                     *             },
+                     *             "failure": null,
+                     *             "createdAt": "2026-11-26T09:30:00.000Z",
+                     *             "finishedAt": "2026-11-26T09:30:00.000Z"
+                     *           },
+                     *           "meta": {
+                     *             "values": {
+                     *               "createdAt": [
+                     *                 "Date"
+                     *               ],
+                     *               "finishedAt": [
+                     *                 "Date"
+                     *               ]
+                     *             },
+                     *             "v": 1
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: {
+                                /** @description The output of the procedure. */
+                                json: components["schemas"]["imports.cancel.output"];
+                                meta?: components["schemas"]["SuperjsonMeta"];
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `BAD_REQUEST`: The input failed validation (`issues` names the fields), or the envelope is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or malformed Authorization header, or an invalid, expired or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `FORBIDDEN`: The workspace is not on the maximum tier, the endpoint is not exposed, or the key lacks the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `NOT_FOUND`: A referenced record does not exist in this workspace. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `CONFLICT`: The record is not in a state that allows the change, or a call with the same `Idempotency-Key` is still in progress (retry). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as `Content-Type: application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNPROCESSABLE_CONTENT`: The `Idempotency-Key` was already used for another request (another body or procedure). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`: The key's requests per minute are used up, or its client address failed to authenticate too often; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /**
+                     * @description The quota (draft-ietf-httpapi-ratelimit-headers): `"key";q=<requests>;w=60` per API key or playground token (by tier: FREE 60, PRO 600, BUSINESS 1200 a minute), or `"auth";q=<failures>;w=60` for failed authentications from one client address.
+                     * @example "key";q=1200;w=60
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description What remains: `r` requests of the quota, `t` seconds until it resets.
+                     * @example "key";r=0;t=30
+                     */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR`: Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The database cannot be reached; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+        };
+    };
     "events.onEvent": {
         parameters: {
             query?: {
@@ -11958,6 +13223,127 @@ export interface operations {
             };
         };
     };
+    "imports.onProgress": {
+        parameters: {
+            query: {
+                /**
+                 * @description The input as JSON text `{"json": <input>}` (URL-encoded in the query).
+                 * @example {"json":{"id":"imp_3kTMd9VbX2qLr7NwY5pHcZ"}}
+                 */
+                input: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream (`Cache-Control: no-cache, no-transform`, `X-Accel-Buffering: no`): it stays open until the client leaves, the server ends it or the service restarts (reconnect then). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": {
+                        /** @constant */
+                        event: "connected";
+                        data: string;
+                    } | {
+                        data: string;
+                    } | {
+                        /** @constant */
+                        event: "ping";
+                        /** @constant */
+                        data: "";
+                    } | {
+                        /** @constant */
+                        event: "return";
+                        /** @constant */
+                        data: "";
+                    } | {
+                        /** @constant */
+                        event: "serialized-error";
+                        data: string;
+                    };
+                };
+            };
+            /** @description `BAD_REQUEST`: The input failed validation (`issues` names the fields), or the envelope is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or malformed Authorization header, or an invalid, expired or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `FORBIDDEN`: The workspace is not on the maximum tier, the endpoint is not exposed, or the key lacks the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `NOT_FOUND`: A referenced record does not exist in this workspace. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`: The key's requests per minute are used up, or its client address failed to authenticate too often; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /**
+                     * @description The quota (draft-ietf-httpapi-ratelimit-headers): `"key";q=<requests>;w=60` per API key or playground token (by tier: FREE 60, PRO 600, BUSINESS 1200 a minute), or `"auth";q=<failures>;w=60` for failed authentications from one client address.
+                     * @example "key";q=1200;w=60
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description What remains: `r` requests of the quota, `t` seconds until it resets.
+                     * @example "key";r=0;t=30
+                     */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR`: Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The database cannot be reached; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+        };
+    };
     listLeads: {
         parameters: {
             query?: {
@@ -11967,6 +13353,7 @@ export interface operations {
                 search?: string;
                 /** @description An OrgMember id, or `unassigned` for leads with no owner. */
                 assignedToId?: string;
+                externalId?: string;
                 /** @description The `pagination.nextCursor` of the previous page: walks the list in its order, each lead once (not together with `page`). */
                 cursor?: string;
                 /** @description 1-indexed page (not together with `cursor`). */
@@ -12009,7 +13396,8 @@ export interface operations {
                      *           "createdAt": "2026-11-20T14:05:00.000Z",
                      *           "updatedAt": "2026-11-26T09:30:00.000Z",
                      *           "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
-                     *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ"
+                     *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *           "externalId": "crm-000123"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -12118,7 +13506,8 @@ export interface operations {
                  *       "source": "website",
                  *       "notes": "Asked for a call back after 3 pm",
                  *       "nextCallAt": "2026-12-03T10:00:00Z",
-                 *       "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *       "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "externalId": "crm-000123"
                  *     }
                  */
                 "application/json": {
@@ -12144,6 +13533,11 @@ export interface operations {
                     status?: "NOT_CONTACTED" | "CONTACTED" | "QUALIFIED" | "LOST" | "NO_ANSWER" | "BUSY" | "SWITCHED_OFF" | "OUT_OF_SERVICE" | "WRONG_NUMBER";
                     nextCallAt?: (Date | string) | null;
                     assignedToId?: string | null;
+                    /**
+                     * @description Your own id for the record (1 to 255 printable characters), unique in the workspace.
+                     * @example crm-000123
+                     */
+                    externalId?: string;
                 };
             };
         };
@@ -12181,7 +13575,8 @@ export interface operations {
                      *       "createdAt": "2026-11-20T14:05:00.000Z",
                      *       "updatedAt": "2026-11-26T09:30:00.000Z",
                      *       "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
-                     *       "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ"
+                     *       "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *       "externalId": "crm-000123"
                      *     }
                      */
                     "application/json": components["schemas"]["Lead"];
@@ -12350,7 +13745,8 @@ export interface operations {
                      *       "createdAt": "2026-11-20T14:05:00.000Z",
                      *       "updatedAt": "2026-11-26T09:30:00.000Z",
                      *       "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
-                     *       "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ"
+                     *       "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *       "externalId": "crm-000123"
                      *     }
                      */
                     "application/json": components["schemas"]["Lead"];
@@ -12614,7 +14010,8 @@ export interface operations {
                  *       "source": "referral",
                  *       "notes": "Interested in the annual plan; call back on Thursday",
                  *       "nextCallAt": "2026-12-03T10:00:00Z",
-                 *       "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *       "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "externalId": "crm-000123"
                  *     }
                  */
                 "application/json": {
@@ -12629,6 +14026,7 @@ export interface operations {
                     status?: "NOT_CONTACTED" | "CONTACTED" | "QUALIFIED" | "CONVERTED" | "LOST" | "NO_ANSWER" | "BUSY" | "SWITCHED_OFF" | "OUT_OF_SERVICE" | "WRONG_NUMBER";
                     nextCallAt?: (Date | string) | null;
                     assignedToId?: string | null;
+                    externalId?: string | null;
                 };
             };
         };
@@ -12664,7 +14062,8 @@ export interface operations {
                      *       "createdAt": "2026-11-20T14:05:00.000Z",
                      *       "updatedAt": "2026-11-26T09:30:00.000Z",
                      *       "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
-                     *       "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ"
+                     *       "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *       "externalId": "crm-000123"
                      *     }
                      */
                     "application/json": components["schemas"]["Lead"];
@@ -12792,6 +14191,364 @@ export interface operations {
             };
         };
     };
+    createImport: {
+        parameters: {
+            query: {
+                /** @description What the rows are. */
+                resource: "leads";
+                /** @description create: a new lead per row; upsert: by `externalId`, create or change. */
+                mode?: "create" | "upsert";
+                /** @description Check and count every row, write nothing. */
+                dryRun?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/csv": string;
+                "application/x-ndjson": string;
+            };
+        };
+        responses: {
+            /** @description Accepted: the import, queued. */
+            202: {
+                headers: {
+                    /** @description The import's URL, `/api/v1/imports/{id}`. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "imp_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *       "status": "running",
+                     *       "resource": "leads",
+                     *       "mode": "create",
+                     *       "dryRun": false,
+                     *       "rows": {
+                     *         "total": 100000,
+                     *         "processed": 42000,
+                     *         "created": 41950,
+                     *         "updated": 0,
+                     *         "failed": 50
+                     *       },
+                     *       "failure": null,
+                     *       "createdAt": "2026-11-26T09:30:00.000Z",
+                     *       "finishedAt": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Import"];
+                };
+            };
+            /** @description `BAD_REQUEST`: The file cannot be read (the message names the line), or the query is wrong (`issues`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or malformed Authorization header, or an invalid, expired or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `FORBIDDEN`: The workspace is not on the maximum tier, the endpoint is not exposed, or the key lacks the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The file is over 100 MB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not `text/csv` or `application/x-ndjson` in UTF-8, or is compressed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`: The key is over its rate limit, or the workspace has as many imports waiting as it may (`Retry-After`). */
+            429: {
+                headers: {
+                    /**
+                     * @description The quota (draft-ietf-httpapi-ratelimit-headers): `"key";q=<requests>;w=60` per API key or playground token (by tier: FREE 60, PRO 600, BUSINESS 1200 a minute), or `"auth";q=<failures>;w=60` for failed authentications from one client address.
+                     * @example "key";q=1200;w=60
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description What remains: `r` requests of the quota, `t` seconds until it resets.
+                     * @example "key";r=0;t=30
+                     */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR`: Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The database cannot be reached; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+        };
+    };
+    getImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The import's id.
+                 * @example imp_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The import. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "imp_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *       "status": "running",
+                     *       "resource": "leads",
+                     *       "mode": "create",
+                     *       "dryRun": false,
+                     *       "rows": {
+                     *         "total": 100000,
+                     *         "processed": 42000,
+                     *         "created": 41950,
+                     *         "updated": 0,
+                     *         "failed": 50
+                     *       },
+                     *       "failure": null,
+                     *       "createdAt": "2026-11-26T09:30:00.000Z",
+                     *       "finishedAt": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Import"];
+                };
+            };
+            /** @description `BAD_REQUEST`: The input failed validation (`issues` names the fields), or the envelope is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or malformed Authorization header, or an invalid, expired or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `FORBIDDEN`: The workspace is not on the maximum tier, the endpoint is not exposed, or the key lacks the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `NOT_FOUND`: No import with this id in the workspace. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`: The key's requests per minute are used up, or its client address failed to authenticate too often; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /**
+                     * @description The quota (draft-ietf-httpapi-ratelimit-headers): `"key";q=<requests>;w=60` per API key or playground token (by tier: FREE 60, PRO 600, BUSINESS 1200 a minute), or `"auth";q=<failures>;w=60` for failed authentications from one client address.
+                     * @example "key";q=1200;w=60
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description What remains: `r` requests of the quota, `t` seconds until it resets.
+                     * @example "key";r=0;t=30
+                     */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR`: Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The database cannot be reached; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+        };
+    };
+    getImportErrors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The import's id.
+                 * @example imp_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The failed rows. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description `BAD_REQUEST`: The input failed validation (`issues` names the fields), or the envelope is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or malformed Authorization header, or an invalid, expired or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `FORBIDDEN`: The workspace is not on the maximum tier, the endpoint is not exposed, or the key lacks the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `NOT_FOUND`: No import with this id in the workspace. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`: The key's requests per minute are used up, or its client address failed to authenticate too often; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /**
+                     * @description The quota (draft-ietf-httpapi-ratelimit-headers): `"key";q=<requests>;w=60` per API key or playground token (by tier: FREE 60, PRO 600, BUSINESS 1200 a minute), or `"auth";q=<failures>;w=60` for failed authentications from one client address.
+                     * @example "key";q=1200;w=60
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description What remains: `r` requests of the quota, `t` seconds until it resets.
+                     * @example "key";r=0;t=30
+                     */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR`: Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The database cannot be reached; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+        };
+    };
     createStreamToken: {
         parameters: {
             query?: never;
@@ -12811,7 +14568,7 @@ export interface operations {
                      * @description The subscription to open.
                      * @enum {string}
                      */
-                    procedure: "events.onEvent" | "dashboard.onLeadStats";
+                    procedure: "events.onEvent" | "dashboard.onLeadStats" | "imports.onProgress";
                 };
             };
         };
@@ -12987,7 +14744,8 @@ export interface operations {
                  *           "createdAt": "2026-11-20T14:05:00.000Z",
                  *           "updatedAt": "2026-11-26T09:30:00.000Z",
                  *           "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
-                 *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "externalId": "crm-000123"
                  *         }
                  *       }
                  *     }
@@ -13068,7 +14826,8 @@ export interface operations {
                  *           "createdAt": "2026-11-20T14:05:00.000Z",
                  *           "updatedAt": "2026-11-26T09:30:00.000Z",
                  *           "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
-                 *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "externalId": "crm-000123"
                  *         }
                  *       }
                  *     }
@@ -13149,7 +14908,8 @@ export interface operations {
                  *           "createdAt": "2026-11-20T14:05:00.000Z",
                  *           "updatedAt": "2026-11-26T09:30:00.000Z",
                  *           "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
-                 *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "externalId": "crm-000123"
                  *         },
                  *         "from": "NOT_CONTACTED",
                  *         "to": "CONTACTED"
@@ -13232,7 +14992,8 @@ export interface operations {
                  *           "createdAt": "2026-11-20T14:05:00.000Z",
                  *           "updatedAt": "2026-11-26T09:30:00.000Z",
                  *           "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
-                 *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "externalId": "crm-000123"
                  *         },
                  *         "from": null,
                  *         "to": "mem_3kTMd9VbX2qLr7NwY5pHcZ"
@@ -13315,7 +15076,8 @@ export interface operations {
                  *           "createdAt": "2026-11-20T14:05:00.000Z",
                  *           "updatedAt": "2026-11-26T09:30:00.000Z",
                  *           "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
-                 *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "externalId": "crm-000123"
                  *         },
                  *         "call": {
                  *           "id": "call_3kTMd9VbX2qLr7NwY5pHcZ",
@@ -13405,7 +15167,8 @@ export interface operations {
                  *           "createdAt": "2026-11-20T14:05:00.000Z",
                  *           "updatedAt": "2026-11-26T09:30:00.000Z",
                  *           "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
-                 *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "externalId": "crm-000123"
                  *         },
                  *         "client": {
                  *           "id": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
@@ -13416,7 +15179,8 @@ export interface operations {
                  *           "phone": "+447400123456",
                  *           "notes": "Invoices to accounts@acme.example, net 30",
                  *           "createdAt": "2026-11-26T09:30:00.000Z",
-                 *           "updatedAt": "2026-11-27T11:15:00.000Z"
+                 *           "updatedAt": "2026-11-27T11:15:00.000Z",
+                 *           "externalId": "crm-000123"
                  *         }
                  *       }
                  *     }
@@ -13497,7 +15261,8 @@ export interface operations {
                  *           "createdAt": "2026-11-20T14:05:00.000Z",
                  *           "updatedAt": "2026-11-26T09:30:00.000Z",
                  *           "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
-                 *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "externalId": "crm-000123"
                  *         }
                  *       }
                  *     }
@@ -13571,7 +15336,8 @@ export interface operations {
                  *           "primaryEmail": "ana@example.com",
                  *           "company": "Acme Ltd",
                  *           "createdAt": "2026-11-20T14:05:00.000Z",
-                 *           "updatedAt": "2026-11-26T09:30:00.000Z"
+                 *           "updatedAt": "2026-11-26T09:30:00.000Z",
+                 *           "externalId": "crm-000123"
                  *         }
                  *       }
                  *     }
@@ -13645,7 +15411,8 @@ export interface operations {
                  *           "primaryEmail": "ana@example.com",
                  *           "company": "Acme Ltd",
                  *           "createdAt": "2026-11-20T14:05:00.000Z",
-                 *           "updatedAt": "2026-11-26T09:30:00.000Z"
+                 *           "updatedAt": "2026-11-26T09:30:00.000Z",
+                 *           "externalId": "crm-000123"
                  *         }
                  *       }
                  *     }
@@ -13719,7 +15486,8 @@ export interface operations {
                  *           "primaryEmail": "ana@example.com",
                  *           "company": "Acme Ltd",
                  *           "createdAt": "2026-11-20T14:05:00.000Z",
-                 *           "updatedAt": "2026-11-26T09:30:00.000Z"
+                 *           "updatedAt": "2026-11-26T09:30:00.000Z",
+                 *           "externalId": "crm-000123"
                  *         }
                  *       }
                  *     }
@@ -13789,7 +15557,8 @@ export interface operations {
                  *           "phone": "+447400123456",
                  *           "notes": "Invoices to accounts@acme.example, net 30",
                  *           "createdAt": "2026-11-26T09:30:00.000Z",
-                 *           "updatedAt": "2026-11-27T11:15:00.000Z"
+                 *           "updatedAt": "2026-11-27T11:15:00.000Z",
+                 *           "externalId": "crm-000123"
                  *         }
                  *       }
                  *     }
@@ -13859,7 +15628,8 @@ export interface operations {
                  *           "phone": "+447400123456",
                  *           "notes": "Invoices to accounts@acme.example, net 30",
                  *           "createdAt": "2026-11-26T09:30:00.000Z",
-                 *           "updatedAt": "2026-11-27T11:15:00.000Z"
+                 *           "updatedAt": "2026-11-27T11:15:00.000Z",
+                 *           "externalId": "crm-000123"
                  *         }
                  *       }
                  *     }
@@ -13929,7 +15699,8 @@ export interface operations {
                  *           "phone": "+447400123456",
                  *           "notes": "Invoices to accounts@acme.example, net 30",
                  *           "createdAt": "2026-11-26T09:30:00.000Z",
-                 *           "updatedAt": "2026-11-27T11:15:00.000Z"
+                 *           "updatedAt": "2026-11-27T11:15:00.000Z",
+                 *           "externalId": "crm-000123"
                  *         }
                  *       }
                  *     }
@@ -14788,6 +16559,158 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["WebhookDisabledEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the delivery timeout (5 s by default) counts as delivered. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: retried with exponential backoff and jitter for about a day. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.import.completed": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the endpoint's secret>`, one `v1` per valid secret during a rotation. Check it on the raw body and refuse a `t` older than 5 minutes (the client package's `constructWebhookEvent` does both).
+                 * @example t=1795500000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Workspace-Signature": string;
+                /**
+                 * @description The event's id: delivery is at least once, so skip an id already handled.
+                 * @example evt_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                "Workspace-Event-Id": string;
+                /**
+                 * @description The event's `type`.
+                 * @example invoice.paid
+                 */
+                "Workspace-Event-Type": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "type": "import.completed",
+                 *       "createdAt": "2026-12-10T15:00:00.000Z",
+                 *       "orgId": "org_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "actor": {
+                 *         "kind": "apiKey",
+                 *         "id": "key_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *       },
+                 *       "data": {
+                 *         "object": {
+                 *           "id": "imp_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "status": "running",
+                 *           "resource": "leads",
+                 *           "mode": "create",
+                 *           "dryRun": false,
+                 *           "rows": {
+                 *             "total": 100000,
+                 *             "processed": 42000,
+                 *             "created": 41950,
+                 *             "updated": 0,
+                 *             "failed": 50
+                 *           },
+                 *           "failure": null,
+                 *           "createdAt": "2026-11-26T09:30:00.000Z",
+                 *           "finishedAt": "2026-11-26T09:30:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ImportCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the delivery timeout (5 s by default) counts as delivered. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: retried with exponential backoff and jitter for about a day. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.import.failed": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the endpoint's secret>`, one `v1` per valid secret during a rotation. Check it on the raw body and refuse a `t` older than 5 minutes (the client package's `constructWebhookEvent` does both).
+                 * @example t=1795500000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Workspace-Signature": string;
+                /**
+                 * @description The event's id: delivery is at least once, so skip an id already handled.
+                 * @example evt_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                "Workspace-Event-Id": string;
+                /**
+                 * @description The event's `type`.
+                 * @example invoice.paid
+                 */
+                "Workspace-Event-Type": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "type": "import.failed",
+                 *       "createdAt": "2026-12-10T15:00:00.000Z",
+                 *       "orgId": "org_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "actor": {
+                 *         "kind": "apiKey",
+                 *         "id": "key_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *       },
+                 *       "data": {
+                 *         "object": {
+                 *           "id": "imp_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "status": "running",
+                 *           "resource": "leads",
+                 *           "mode": "create",
+                 *           "dryRun": false,
+                 *           "rows": {
+                 *             "total": 100000,
+                 *             "processed": 42000,
+                 *             "created": 41950,
+                 *             "updated": 0,
+                 *             "failed": 50
+                 *           },
+                 *           "failure": null,
+                 *           "createdAt": "2026-11-26T09:30:00.000Z",
+                 *           "finishedAt": "2026-11-26T09:30:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ImportFailedEvent"];
             };
         };
         responses: {

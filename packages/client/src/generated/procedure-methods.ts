@@ -6,6 +6,7 @@ export const procedureMethods = {
   'leads.getById': 'GET',
   'leads.create': 'POST',
   'leads.update': 'POST',
+  'leads.upsert': 'POST',
   'leads.delete': 'POST',
   'leads.assign': 'POST',
   'leads.logCall': 'POST',
@@ -46,6 +47,9 @@ export const procedureMethods = {
   'webhooks.rotateSecret': 'POST',
   'webhooks.delete': 'POST',
   'webhooks.getDeliveries': 'GET',
+  'imports.getById': 'GET',
+  'imports.getAll': 'GET',
+  'imports.cancel': 'POST',
 } as const;
 
 /** The procedures whose input may be left out entirely. */
@@ -58,4 +62,5 @@ export type ProcedureWithOptionalInput =
   | 'orgMembers.getAll'
   | 'dashboard.getLeadStats'
   | 'events.getAll'
-  | 'webhooks.getAll';
+  | 'webhooks.getAll'
+  | 'imports.getAll';
