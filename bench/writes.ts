@@ -6,7 +6,7 @@ import { withServer, buildService, runCannon, serviceEnv, serviceArgs, postmaste
 import { table, machineLine, median, type Row } from './lib/report';
 import type { CannonJob, CannonRequest, CannonResult } from './lib/cannon';
 
-// `npm run bench:writes [-- --quick]`: the write path's targets, as ratios measured in one run on
+// `npm run bench:writes [-- --quick] [-- --upsert-only]`: the write path's targets, as ratios measured in one run on
 // one machine, every server alone as its own process against one database (BENCH_DATABASE_URL, or
 // wsapi_bench). Each case starts once no autovacuum worker runs (settle). Prints a Markdown
 // report to stdout, progress to stderr.
@@ -17,6 +17,9 @@ import type { CannonJob, CannonRequest, CannonResult } from './lib/cannon';
 //   (`bench large 1000000`, the one `npm run bench` loads; --quick: `bench large 100000`) at a
 //   fixed rate, in rounds; the creates are deleted after each case (leads.delete and
 //   contacts.delete), so both keep their sizes and `npm run bench` never loads them again;
+// - leads.upsert against leads.create in the same rounds, 50 connections into one workspace, half
+//   the upserts new external ids (creates) and half ids held already (updates); `--upsert-only`
+//   runs these two alone (no ceilings, no large workspace), a few minutes;
 // - leads.update on random leads of the 10,000-lead workspace;
 // - reads: getById against the bare Express ceiling (servers/ceiling.ts), the REST list's first page.
 // BENCH_SERVICE_DIR names the checkout whose service is built and started (default: this one), to
@@ -24,6 +27,9 @@ import type { CannonJob, CannonRequest, CannonResult } from './lib/cannon';
 // $PWD/node_modules /tmp/old/`). The database is migrated by this checkout's code, so the older
 // service must accept that schema: an older commit whose migrations are fewer refuses to start.
 const quick = process.argv.includes('--quick');
+const upsertOnly = process.argv.includes('--upsert-only');
+/** The external ids the upsert case finds held: made before the rounds, updated by half its calls. */
+const HELD_EXTERNAL_IDS = 1000;
 const PLAN = quick
   ? { large: 100_000, small: 10_000, warmup: 1, seconds: 3 }
   : { large: 1_000_000, small: 10_000, warmup: 2, seconds: 8 };
@@ -160,7 +166,7 @@ async function main(): Promise<void> {
   const smallName = `bench writes ${PLAN.small}`;
   // A run stopped during a size case leaves its creates behind; deleted here, or ensureWorkspace
   // would load the whole workspace again.
-  for (const [name, leads] of [[largeName, PLAN.large], [smallName, PLAN.small]] as const) {
+  for (const [name, leads] of upsertOnly ? [] : [[largeName, PLAN.large], [smallName, PLAN.small]] as const) {
     const orgId = await workspaceNamed(db, name);
     const counted = orgId ? await db('leads').where('org_id', orgId).count({ n: '*' }) : [];
     if (orgId && Number(counted[0]?.n) > leads) {
@@ -171,20 +177,20 @@ async function main(): Promise<void> {
       });
     }
   }
-  const large = await ensureWorkspace(db, largeName, PLAN.large, { rebuildIndexes: true });
-  const small = await ensureWorkspace(db, smallName, PLAN.small);
+  const large = upsertOnly ? { orgId: '', loaded: undefined } : await ensureWorkspace(db, largeName, PLAN.large, { rebuildIndexes: true });
+  const small = upsertOnly ? { orgId: '', loaded: undefined } : await ensureWorkspace(db, smallName, PLAN.small);
   const writes = await writesWorkspaceId(db);
   const spread: string[] = [];
   for (let i = 1; i <= SPREAD; i++) spread.push(await writesWorkspaceId(db, `bench writes spread ${i}`));
   const keys = {
-    large: await createBenchKey(db, large.orgId),
-    small: await createBenchKey(db, small.orgId),
+    large: upsertOnly ? '' : await createBenchKey(db, large.orgId),
+    small: upsertOnly ? '' : await createBenchKey(db, small.orgId),
     writes: await createBenchKey(db, writes),
     spread: [] as string[],
   };
   for (const orgId of spread) keys.spread.push(await createBenchKey(db, orgId));
-  const sample = await sampleOf(db, large.orgId);
-  const smallLeadIds = (await db('leads').where('org_id', small.orgId).select('id')).map((r: { id: string }) => r.id);
+  const sample = upsertOnly ? { leadId: '' } : await sampleOf(db, large.orgId);
+  const smallLeadIds = upsertOnly ? [] : (await db('leads').where('org_id', small.orgId).select('id')).map((r: { id: string }) => r.id);
   const pgVersion = await postgresVersion(db);
   postmasterPid = postmasterOf(Number((await db.raw('select pg_backend_pid() as pid')).rows[0].pid));
 
@@ -202,14 +208,36 @@ async function main(): Promise<void> {
     url: `${base}${createPath}`, method: 'POST' as const, headers: json,
     requests: Array.from({ length: BODIES }, (_, i): CannonRequest => ({ headers: { Authorization: `Bearer ${keys.spread[i % SPREAD]}` }, body: JSON.stringify({ json: newLeadInput() }) })),
   });
+  // leads.upsert: even bodies a new external id (a create), odd ones an id held already (an update).
+  const heldIds = Array.from({ length: HELD_EXTERNAL_IDS }, (_, i) => `bench-held-${runTag}-${i}`);
+  let upserts = 0;
+  const upsertBodies = () => Array.from({ length: BODIES }, (_, i) => {
+    const externalId = i % 2 === 0 ? `bench-new-${runTag}-${++upserts}` : heldIds[Math.floor(Math.random() * heldIds.length)]!;
+    return JSON.stringify({ json: { externalId, ...newLeadInput() } });
+  });
+  const upsertInto = (base: string, key: string) => ({
+    url: `${base}/api/v1/rpc/leads.upsert`, method: 'POST' as const, headers: { ...json, Authorization: `Bearer ${key}` }, bodies: upsertBodies(),
+  });
   const getByIdUrl = (base: string) => `${base}/api/v1/rpc/leads.getById?input=${encodeURIComponent(JSON.stringify({ json: { id: sample.leadId } }))}`;
 
   const series = new Map<string, CannonResult[]>();
   const add = (name: string, result: CannonResult) => series.set(name, [...(series.get(name) ?? []), result]);
 
+  await withServer('ours', oursArgs, oursEnv, async (s) => {
+    process.stderr.write(`holding ${HELD_EXTERNAL_IDS} external ids for the upsert case\n`);
+    for (const externalId of heldIds) await rpc(s.baseUrl, keys.writes, 'leads.upsert', { externalId, ...newLeadInput() });
+  });
+
   process.stderr.write('measuring\n');
   for (let round = 1; round <= ROUNDS; round++) {
     process.stderr.write(`round ${round} of ${ROUNDS}\n`);
+    if (upsertOnly) {
+      await withServer('ours', oursArgs, oursEnv, async (s) => {
+        add('create one ours', await measure(`ours leads.create: one workspace (round ${round})`, oursInto(s.baseUrl, keys.writes), s.pid));
+        add('upsert one ours', await measure(`ours leads.upsert: one workspace, half creates (round ${round})`, upsertInto(s.baseUrl, keys.writes), s.pid));
+      });
+      continue;
+    }
     await withServer('create ceiling', tsx('bench/servers/create-ceiling.ts'), env, async (s) => {
       add('create one ceiling', await measure(`create ceiling: one workspace (round ${round})`, ceilingOne(s.baseUrl), s.pid));
       add('create spread ceiling', await measure(`create ceiling: ${SPREAD} workspaces (round ${round})`, ceilingSpread(s.baseUrl), s.pid));
@@ -217,6 +245,7 @@ async function main(): Promise<void> {
     await withServer('ours', oursArgs, oursEnv, async (s) => {
       add('create one ours', await measure(`ours leads.create: one workspace (round ${round})`, oursInto(s.baseUrl, keys.writes), s.pid));
       add('create spread ours', await measure(`ours leads.create: ${SPREAD} workspaces (round ${round})`, oursSpread(s.baseUrl), s.pid));
+      add('upsert one ours', await measure(`ours leads.upsert: one workspace, half creates (round ${round})`, upsertInto(s.baseUrl, keys.writes), s.pid));
       add('getById ours', await measure(`ours leads.getById (round ${round})`, { url: getByIdUrl(s.baseUrl), headers: { Authorization: `Bearer ${keys.large}` } }, s.pid));
     });
     await withServer('getById ceiling', tsx('bench/servers/ceiling.ts'), env, async (s) => {
@@ -230,7 +259,7 @@ async function main(): Promise<void> {
     { key: 'small', label: `${PLAN.small}-lead`, orgId: small.orgId, apiKey: keys.small, leads: PLAN.small },
     { key: 'large', label: `${PLAN.large}-lead`, orgId: large.orgId, apiKey: keys.large, leads: PLAN.large },
   ] as const;
-  await withServer('ours', oursArgs, oursEnv, async (s) => {
+  if (!upsertOnly) await withServer('ours', oursArgs, oursEnv, async (s) => {
     for (let round = 1; round <= ROUNDS; round++) {
       for (const size of round % 2 === 1 ? sizes : [...sizes].reverse()) {
         add(`size ${size.key}`, await measure(`ours leads.create: into the ${size.label} workspace at ${SIZE_RATE} req/s (round ${round})`, { ...oursInto(s.baseUrl, size.apiKey), rate: SIZE_RATE }, s.pid));
@@ -261,6 +290,7 @@ async function main(): Promise<void> {
   const ms = (v: number) => (Number.isFinite(v) ? v.toFixed(1) : '-');
   const seriesNames: [string, string][] = [
     ['create one ceiling', 'create ceiling, one workspace'], ['create one ours', 'ours create, one workspace'],
+    ['upsert one ours', 'ours upsert, one workspace, half creates'],
     ['create spread ceiling', `create ceiling, ${SPREAD} workspaces`], ['create spread ours', `ours create, ${SPREAD} workspaces`],
     ['getById ceiling', 'ceiling getById'], ['getById ours', 'ours getById'],
     ['size small', `ours create, ${PLAN.small}-lead workspace, ${SIZE_RATE} req/s`], ['size large', `ours create, ${PLAN.large}-lead workspace, ${SIZE_RATE} req/s`],
@@ -268,7 +298,7 @@ async function main(): Promise<void> {
   const medians = [
     '| case | req/s by round | median req/s | median p50 ms | median p99 ms | median server CPU µs/req | median PostgreSQL CPU µs/req |',
     '|---|---|---:|---:|---:|---:|---:|',
-    ...seriesNames.map(([key, label]) => `| ${label} | ${(series.get(key) ?? []).map((r) => r.rps).join(', ')} | ${rps(key)} | ${ms(med(key, (r) => r.p50))} | ${ms(med(key, (r) => r.p99))} | ${serverCpu(key)} | ${pgCpu(key)} |`),
+    ...seriesNames.filter(([key]) => series.has(key)).map(([key, label]) => `| ${label} | ${(series.get(key) ?? []).map((r) => r.rps).join(', ')} | ${rps(key)} | ${ms(med(key, (r) => r.p50))} | ${ms(med(key, (r) => r.p99))} | ${serverCpu(key)} | ${pgCpu(key)} |`),
   ].join('\n');
 
   const createOne = rps('create one ours') / rps('create one ceiling');
@@ -279,7 +309,10 @@ async function main(): Promise<void> {
   const getById = rps('getById ours') / rps('getById ceiling');
   const failed = rows.filter((r) => r.result.errors + r.result.non2xx > 0);
   const f = (v: number) => (Number.isFinite(v) ? v.toFixed(2) : '-');
-  const summary = [
+  const upsertRatio = rps('upsert one ours') / rps('create one ours');
+  const upsertLine = `- leads.upsert (half creates, half updates) / leads.create req/s, one workspace: **${f(upsertRatio)}x** (target >= 0.8: ${verdict(upsertRatio >= 0.8)}); PostgreSQL CPU per call ${pgCpu('upsert one ours')} against ${pgCpu('create one ours')} µs`;
+  const summary = upsertOnly ? upsertLine : [
+    upsertLine,
     `- create, one workspace, ours / ceiling req/s: **${f(createOne)}x** (target >= 0.5: ${verdict(createOne >= 0.5)})`,
     `- create, ${SPREAD} workspaces, ours / ceiling req/s: **${f(createSpread)}x** (target >= 0.7: ${verdict(createSpread >= 0.7)})`,
     `- server CPU per create, one workspace, ours / ceiling: **${f(serverCpuRatio)}x** (${serverCpu('create one ours')} against ${serverCpu('create one ceiling')} µs; target <= 1.5: ${verdict(serverCpuRatio <= 1.5)}); ${SPREAD} workspaces: ${x(serverCpu('create spread ours'), serverCpu('create spread ceiling'))}x`,

@@ -22,6 +22,7 @@ import * as dropLeadJsonRender from './20261210120100_drop_lead_json_render';
 import * as fewerIndexWritesPerCreate from './20261211120000_fewer_index_writes_per_create';
 import * as workspaceRowsWithoutOrganisationLocks from './20261211120100_workspace_rows_without_organisation_locks';
 import * as externalIds from './20261212120000_external_ids';
+import * as leadContactCheckedAtCommit from './20261212120100_lead_contact_checked_at_commit';
 import * as createImports from './20261213120000_create_imports';
 
 /**
@@ -53,5 +54,6 @@ export const MIGRATIONS = [
   { name: '20261211120000_fewer_index_writes_per_create', module: fewerIndexWritesPerCreate },
   { name: '20261211120100_workspace_rows_without_organisation_locks', module: workspaceRowsWithoutOrganisationLocks },
   { name: '20261212120000_external_ids', module: externalIds },
+  { name: '20261212120100_lead_contact_checked_at_commit', module: leadContactCheckedAtCommit },
   { name: '20261213120000_create_imports', module: createImports },
 ];

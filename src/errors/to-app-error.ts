@@ -19,6 +19,13 @@ const PG_CODES: Record<string, { code: AppError['code']; message: string }> = {
 const EXTERNAL_ID_KEY = /^(leads|contacts|clients)_org_external_id_key(?:_\d+)?$/; // Citus names the shard's index: _<shard id>
 const RECORD_NOUNS: Record<string, string> = { leads: 'lead', contacts: 'contact', clients: 'client' };
 
+/** The violated constraint's name: the error's field, or (Citus relays a worker's error without it) its quoted name in the message. */
+function constraintOf(err: unknown): string {
+  const { constraint, message } = err as { constraint?: unknown; message?: unknown };
+  if (typeof constraint === 'string') return constraint;
+  return (typeof message === 'string' && /unique constraint "([^"]+)"/.exec(message)?.[1]) || '';
+}
+
 function externalIdTaken(table: string, cause: unknown): AppError {
   const message = `another ${RECORD_NOUNS[table]} of this workspace holds this external id`;
   return new AppError('CONFLICT', `externalId: ${message}`, { cause, issues: [{ path: ['externalId'], message }] });
@@ -79,8 +86,7 @@ export function toAppError(err: unknown): AppError {
       return new AppError('BAD_REQUEST', 'The request body could not be read', { cause: err });
     }
     if (typeof e.code === 'string') {
-      const constraint = (err as { constraint?: unknown }).constraint;
-      const externalId = e.code === '23505' && typeof constraint === 'string' ? EXTERNAL_ID_KEY.exec(constraint) : null;
+      const externalId = e.code === '23505' ? EXTERNAL_ID_KEY.exec(constraintOf(err)) : null;
       if (externalId) return externalIdTaken(externalId[1]!, err);
       const known = PG_CODES[e.code];
       if (known) return new AppError(known.code, known.message, { cause: err });

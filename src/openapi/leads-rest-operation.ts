@@ -1,4 +1,4 @@
-import { idOf } from '../procedures/shared/fields';
+import { externalIdField, idOf } from '../procedures/shared/fields';
 import { leadsGetAllInput } from '../procedures/leads/lead-list.schema';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../procedures/shared/pagination.schema';
 import { inputJsonSchema, type JsonSchema } from './json-schema';
@@ -7,12 +7,14 @@ import { restErrorResponses, restListErrorResponses } from './errors';
 import { IDEMPOTENCY_KEY_PARAMETER, IDEMPOTENT_REPLAYED_HEADER } from './idempotency';
 import { leadsCreateInput } from '../procedures/leads/create';
 import { leadsUpdateInput } from '../procedures/leads/update';
+import { leadsUpsertInput } from '../procedures/leads/upsert';
 import type { ErrorCode } from '../errors/error-codes';
 
 const DESCRIPTIONS: Record<string, string> = {
   status: 'Exact-match filter on the lead status.',
   search: "Case-insensitive match against the contact's name, emails, phones or company; a blank term is no filter.",
   assignedToId: 'An OrgMember id, or `unassigned` for leads with no owner.',
+  externalId: 'Only the lead holding this external id (a page of at most one).',
   page: '1-indexed page (not together with `cursor`).',
   cursor: 'The `pagination.nextCursor` of the previous page: walks the list in its order, each lead once (not together with `page`).',
   pageSize: `Items per page, 1 to ${MAX_PAGE_SIZE}; larger values are clamped to ${MAX_PAGE_SIZE}.`,
@@ -97,16 +99,25 @@ const leadAnswer = (description: string, headers: Record<string, unknown>) => ({
   content: { 'application/json': { schema: ref('Lead') } },
 });
 
-function operation(id: string, summary: string, scope: string, lines: string[]): Record<string, unknown> {
+function operation(id: string, summary: string, scope: string, lines: string[], alsoScopes: string[] = []): Record<string, unknown> {
+  const scopes = [scope, ...alsoScopes];
+  const required = scopes.length === 1 ? `**Required scope:** \`${scope}\`` : `**Required scopes:** ${scopes.map((s) => `\`${s}\``).join(' and ')}`;
   return {
     operationId: id,
     summary,
-    description: [...lines, '', `**Required scope:** \`${scope}\``].join('\n'),
+    description: [...lines, '', required].join('\n'),
     tags: ['leads'],
-    security: [{ bearerAuth: [scope] }],
+    security: [{ bearerAuth: scopes }],
     'x-required-scope': scope,
   };
 }
+
+/** The path's external id: the field `leads.upsert` takes as `externalId`, percent-encoded in the path. */
+const EXTERNAL_ID_PARAMETER = {
+  name: 'externalId', in: 'path', required: true,
+  description: 'Your own id for the lead, percent-encoded (a `/` as `%2F`): 1 to 255 printable characters.',
+  schema: inputJsonSchema(externalIdField),
+};
 
 const SAME_RULES = 'Plain JSON, timestamps as ISO 8601 strings; the same field rules and messages as the action endpoint';
 
@@ -174,8 +185,32 @@ export function leadsRestPathItems(): Record<string, Record<string, unknown>> {
       ),
     },
   };
+  const upsertLead = {
+    ...operation('upsertLeadByExternalId', 'Creates or changes the lead holding an external id (plain REST)', 'leads.create', [
+      `The body is \`leads.create\`'s fields. No lead holds the id: one is created (201, \`Location\`). One does: it is changed as \`leads.upsert\` changes it (given fields replace, absent ones stay; 200). ${SAME_RULES} \`leads.upsert\`; the external id is the path's, the version check \`If-Match\`.`,
+      'With `If-Match`, only the lead holding the id at that version is changed; when no lead holds the id the answer is 412 and nothing is created (leave `If-Match` out to create).',
+    ], ['leads.update']),
+    parameters: [EXTERNAL_ID_PARAMETER, IF_MATCH, IDEMPOTENCY_KEY_PARAMETER],
+    requestBody: jsonBody(bodySchema(leadsUpsertInput, ['externalId', 'expectedUpdatedAt'])),
+    responses: {
+      '200': leadAnswer('Changed: the lead as it now is.', { ...ETAG_HEADER, ...IDEMPOTENT_REPLAYED_HEADER }),
+      '201': leadAnswer('Created: the lead.', {
+        Location: { description: "The new lead's URL, `/api/v1/leads/{id}`.", schema: { type: 'string' } },
+        ...ETAG_HEADER,
+        ...IDEMPOTENT_REPLAYED_HEADER,
+      }),
+      ...restErrorResponses([...WRITE_ERRORS, 'PRECONDITION_FAILED'], {
+        BAD_REQUEST: 'The external id or a field is not valid (`issues` names it), or the body carries `externalId` or `expectedUpdatedAt`.',
+        FORBIDDEN: 'The key lacks the `leads.create` or the `leads.update` scope.',
+        NOT_FOUND: 'A referenced record (`assignedToId`) is not in this workspace.',
+        CONFLICT: 'The status change is not allowed (a converted lead), or a call with the same `Idempotency-Key` is in progress.',
+        PRECONDITION_FAILED: 'The lead is not the version `If-Match` named, or no lead holds the external id.',
+      }),
+    },
+  };
   return {
     '/api/v1/leads': { get: leadsRestOperation(), post: createLead },
     '/api/v1/leads/{id}': { get: getLead, patch: updateLead, delete: deleteLead },
+    '/api/v1/leads/external/{externalId}': { put: upsertLead },
   };
 }

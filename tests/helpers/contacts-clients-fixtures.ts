@@ -8,8 +8,8 @@ import { newId } from '../../src/domain/ids';
 import { unique } from './factories';
 
 /** The 9 fields of a Contact and of a Client as the API answers them, sorted. */
-export const CONTACT_FIELDS = ['company', 'createdAt', 'emails', 'id', 'name', 'phones', 'primaryEmail', 'primaryPhone', 'updatedAt'] as const;
-export const CLIENT_FIELDS = ['company', 'contactId', 'createdAt', 'email', 'id', 'name', 'notes', 'phone', 'updatedAt'] as const;
+export const CONTACT_FIELDS = ['company', 'createdAt', 'emails', 'externalId', 'id', 'name', 'phones', 'primaryEmail', 'primaryPhone', 'updatedAt'] as const;
+export const CLIENT_FIELDS = ['company', 'contactId', 'createdAt', 'email', 'externalId', 'id', 'name', 'notes', 'phone', 'updatedAt'] as const;
 
 /** Old enough that any write visibly advances updated_at. */
 export const LONG_AGO = new Date('2020-01-01T00:00:00.000Z');

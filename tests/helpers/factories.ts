@@ -73,6 +73,7 @@ export async function createLead(
       nextCallAt: overrides.nextCallAt ?? null,
       assignedToId: overrides.assignedToId ?? null,
       clientId: overrides.clientId ?? null,
+      externalId: overrides.externalId ?? null,
     });
     await leads.createLead(trx, orgId, lead);
     return lead;

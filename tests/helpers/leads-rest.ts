@@ -87,3 +87,10 @@ export function patchLeadRest(app: Express, key: string | null, id: string, body
 export function deleteLeadRest(app: Express, key: string | null, id: string, headers: Headers = {}) {
   return withKey(request(app).delete(`/api/v1/leads/${encodeURIComponent(id)}`), key, headers);
 }
+
+/** PUT /api/v1/leads/external/{externalId} with a JSON body; `rawPath` sends the segment as it is (not encoded here). */
+export function putLeadByExternalIdRest(app: Express, key: string | null, externalId: string, body: unknown, headers: Headers = {}, rawPath = false) {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  const segment = rawPath ? externalId : encodeURIComponent(externalId);
+  return withKey(request(app).put(`/api/v1/leads/external/${segment}`).set('Content-Type', 'application/json'), key, headers).send(text);
+}

@@ -125,7 +125,8 @@ export function idFieldsOf(schema: Parameters<typeof inputJsonSchema>[0]): strin
     const json = node as JsonSchema;
     for (const [name, inner] of Object.entries((json.properties ?? {}) as Record<string, unknown>)) {
       const at = path === '' ? name : `${path}.${name}`;
-      if (name === 'id' || /[a-z]Id$/.test(name)) found.add(at);
+      // externalId is the caller's own id for a record, a value it sets, not a link to another record.
+      if (name === 'id' || (/[a-z]Id$/.test(name) && name !== 'externalId')) found.add(at);
       walk(inner, at);
     }
     if (json.items) walk(json.items, `${path}[]`);

@@ -25,7 +25,7 @@ describe('POST clients.create', () => {
     const client = resultOf(res);
     expect(client).toEqual({
       id: expect.stringMatching(/^cli_[0-9A-Za-z]{22}$/), name: 'Acme Ltd', contactId: contact.id, company: 'Acme',
-      email: 'billing@acme.example', phone: '+442079460018', notes: 'net 30', createdAt: expect.any(Date), updatedAt: expect.any(Date),
+      email: 'billing@acme.example', phone: '+442079460018', notes: 'net 30', createdAt: expect.any(Date), updatedAt: expect.any(Date), externalId: null,
     });
     const row = await storedClient(ctx.db, ws.org.id, client.id);
     expect(row).toMatchObject({

@@ -10,7 +10,7 @@ afterAll(() => ctx.close());
 const day = (n: number) => new Date(`2030-01-${String(n).padStart(2, '0')}T09:00:00.000Z`);
 
 describe('GET clients.getById', () => {
-  it('answers 200 with exactly the 9 client fields, Dates revived', async () => {
+  it('answers 200 with exactly the 10 client fields, Dates revived', async () => {
     const ws = await createWorkspace(ctx.db);
     const contact = await createContact(ctx.db, ws.org.id);
     const client = await createClient(ctx.db, ws.org.id, {
@@ -21,7 +21,7 @@ describe('GET clients.getById', () => {
     expect(Object.keys(res.body.result.data.json).sort()).toEqual([...CLIENT_FIELDS]);
     expect(resultOf(res)).toEqual({
       id: client.id, name: 'Acme Ltd', contactId: contact.id, company: 'Acme', email: 'billing@acme.example', phone: '+442079460018',
-      notes: 'net 30', createdAt: client.createdAt, updatedAt: client.updatedAt,
+      notes: 'net 30', createdAt: client.createdAt, updatedAt: client.updatedAt, externalId: null,
     });
     expect(resultOf(res).updatedAt).toBeInstanceOf(Date);
   });
@@ -88,7 +88,7 @@ describe('GET clients.getAll', () => {
     return { names: page.data.map((c: { name: string }) => c.name), pagination: page.pagination, page };
   }
 
-  it("answers the workspace's clients newest first, each with the 9 fields, page 1 of 50 by default (no input)", async () => {
+  it("answers the workspace's clients newest first, each with the 10 fields, page 1 of 50 by default (no input)", async () => {
     const { names: got, pagination, page } = await names(undefined);
     expect(got).toEqual(['Beta Inc', 'Gamma 100%_done', 'Acme Ltd']);
     expect(pagination).toEqual({ page: 1, pageSize: 50, total: 3, totalPages: 1, hasNextPage: false, hasPrevPage: false });

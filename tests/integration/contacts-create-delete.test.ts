@@ -24,7 +24,7 @@ describe('POST contacts.create', () => {
     expect(contact).toEqual({
       id: expect.stringMatching(/^con_[0-9A-Za-z]{22}$/), name: 'Ana Lima', phones: ['+442079460018', '+12015550123'],
       emails: ['ana@example.com', 'two@example.com'], primaryPhone: '+442079460018', primaryEmail: 'ana@example.com', company: 'Acme',
-      createdAt: expect.any(Date), updatedAt: expect.any(Date),
+      createdAt: expect.any(Date), updatedAt: expect.any(Date), externalId: null,
     });
     const row = await storedContact(ctx.db, ws.org.id, contact.id);
     expect(row).toMatchObject({ name: 'Ana Lima', phones: ['+442079460018', '+12015550123'], emails: ['ana@example.com', 'two@example.com'], company: 'Acme' });

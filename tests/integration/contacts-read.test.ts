@@ -10,7 +10,7 @@ afterAll(() => ctx.close());
 const day = (n: number) => new Date(`2030-01-${String(n).padStart(2, '0')}T09:00:00.000Z`);
 
 describe('GET contacts.getById', () => {
-  it('answers 200 with exactly the 9 contact fields, primaries first of their lists, Dates revived', async () => {
+  it('answers 200 with exactly the 10 contact fields, primaries first of their lists, Dates revived', async () => {
     const ws = await createWorkspace(ctx.db);
     const contact = await createContact(ctx.db, ws.org.id, {
       name: 'Ana Lima', phones: ['+442079460018', '+442079460019'], emails: ['ana@example.com', 'a@example.com'], company: 'Acme',
@@ -20,7 +20,7 @@ describe('GET contacts.getById', () => {
     expect(Object.keys(res.body.result.data.json).sort()).toEqual([...CONTACT_FIELDS]);
     expect(resultOf(res)).toEqual({
       id: contact.id, name: 'Ana Lima', phones: ['+442079460018', '+442079460019'], emails: ['ana@example.com', 'a@example.com'],
-      primaryPhone: '+442079460018', primaryEmail: 'ana@example.com', company: 'Acme', createdAt: contact.createdAt, updatedAt: contact.updatedAt,
+      primaryPhone: '+442079460018', primaryEmail: 'ana@example.com', company: 'Acme', createdAt: contact.createdAt, updatedAt: contact.updatedAt, externalId: null,
     });
     expect(resultOf(res).createdAt).toBeInstanceOf(Date);
   });
@@ -87,7 +87,7 @@ describe('GET contacts.getAll', () => {
     return { names: page.data.map((c: { name: string }) => c.name), pagination: page.pagination, page };
   }
 
-  it("answers the workspace's contacts newest first, each with the 9 fields, page 1 of 50 by default (no input)", async () => {
+  it("answers the workspace's contacts newest first, each with the 10 fields, page 1 of 50 by default (no input)", async () => {
     const { names: got, pagination, page } = await names(undefined);
     expect(got).toEqual(['Bruno Costa', 'Carla 100%_done', 'Ana Lima']);
     expect(pagination).toEqual({ page: 1, pageSize: 50, total: 3, totalPages: 1, hasNextPage: false, hasPrevPage: false });

@@ -206,7 +206,7 @@ describe('a refusal echoes a bounded part of the input (finding 5)', () => {
     const error = expectRpcError(res, 'BAD_REQUEST', 'leads.create');
     expect(res.text.length).toBeLessThan(SMALL);
     expect(error.data.issues).toHaveLength(21);
-    expect(error.data.issues?.[0]).toEqual({ path: ['field0'], message: 'unknown field; expected only the fields name, phone, email, phones, emails, company, source, notes, status, nextCallAt, assignedToId' });
+    expect(error.data.issues?.[0]).toEqual({ path: ['field0'], message: 'unknown field; expected only the fields name, phone, email, phones, emails, company, source, notes, status, nextCallAt, assignedToId, externalId' });
     expect(error.data.issues?.[20]).toEqual({ path: [], message: 'and 9980 more issues' });
     expect(error.message).toMatch(/\(and 9997 more\)$/);
   });
@@ -226,7 +226,7 @@ describe('a refusal echoes a bounded part of the input (finding 5)', () => {
 
     const error = expectRpcError(res, 'BAD_REQUEST', 'leads.create');
     expect(res.text.length).toBeLessThan(SMALL);
-    expect(error.data.issues).toEqual([{ path: [expect.stringMatching(/^k+… \(500000 characters\)$/)], message: 'unknown field; expected only the fields name, phone, email, phones, emails, company, source, notes, status, nextCallAt, assignedToId' }]);
+    expect(error.data.issues).toEqual([{ path: [expect.stringMatching(/^k+… \(500000 characters\)$/)], message: 'unknown field; expected only the fields name, phone, email, phones, emails, company, source, notes, status, nextCallAt, assignedToId, externalId' }]);
   });
   it('cuts a 50,000-character unknown procedure name or path short in the message and the envelope\'s path', async () => {
     const name = `leads.${'x'.repeat(50_000)}`;

@@ -10,7 +10,7 @@ const ctx = createTestContext();
 afterAll(() => ctx.close());
 
 const LONG_AGO = new Date('2020-01-01T00:00:00.000Z');
-const CLIENT_FIELDS = ['company', 'contactId', 'createdAt', 'email', 'id', 'name', 'notes', 'phone', 'updatedAt'];
+const CLIENT_FIELDS = ['company', 'contactId', 'createdAt', 'email', 'externalId', 'id', 'name', 'notes', 'phone', 'updatedAt'];
 
 function convert(key: string, input: unknown) {
   return rpcPost(ctx.app, 'leads.convert', input, key);
@@ -47,7 +47,7 @@ describe('POST leads.convert', () => {
     const { lead: answered, client } = resultOf(res);
     expect(client).toEqual({
       id: expect.stringMatching(/^cli_/), name: lead.name, contactId: lead.contactId, company: 'Acme Ltd',
-      email: 'first@example.com', phone: '+442079460018', notes: null, createdAt: expect.any(Date), updatedAt: expect.any(Date),
+      email: 'first@example.com', phone: '+442079460018', notes: null, createdAt: expect.any(Date), updatedAt: expect.any(Date), externalId: null,
     });
     expect(answered).toEqual({ ...lead, status: 'CONVERTED', clientId: client.id, updatedAt: expect.any(Date) });
     expect(answered.updatedAt.getTime()).toBeGreaterThan(LONG_AGO.getTime());

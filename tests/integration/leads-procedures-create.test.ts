@@ -238,6 +238,6 @@ describe('POST leads.create (refusals write nothing)', () => {
     const ws = await createWorkspace(ctx.db);
     const res = await create(ws.key, { name: 'Ivy', phone: '+442079460018', priority: 'high' });
     const { message } = expectRpcFailure(res, 'BAD_REQUEST', 'leads.create');
-    expect(message).toBe('Invalid input: priority: unknown field; expected only the fields name, phone, email, phones, emails, company, source, notes, status, nextCallAt, assignedToId');
+    expect(message).toBe('Invalid input: priority: unknown field; expected only the fields name, phone, email, phones, emails, company, source, notes, status, nextCallAt, assignedToId, externalId');
   });
 });

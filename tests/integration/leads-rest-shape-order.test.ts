@@ -24,6 +24,7 @@ describe('GET /api/v1/leads response shape', () => {
       nextCallAt: new Date('2030-01-02T03:04:05.678Z'),
       assignedToId: ws.member.id,
       clientId,
+      externalId: 'crm-full-1',
     });
 
     const res = await listLeads(ctx.app, ws.key);
@@ -51,6 +52,7 @@ describe('GET /api/v1/leads response shape', () => {
       updatedAt: expect.stringMatching(ISO),
       assignedToId: ws.member.id,
       clientId,
+      externalId: 'crm-full-1',
     });
     const stored = await ctx.db('leads').where({ org_id: ws.org.id, id: lead.id }).first();
     expect(item.createdAt).toBe((stored.created_at as Date).toISOString());

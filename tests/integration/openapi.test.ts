@@ -13,6 +13,7 @@ import { listLeads } from '../helpers/leads-rest';
 import { rpcGet } from '../helpers/rpc';
 import { procedures, subscriptions } from '../../src/procedures';
 import { createRegistry } from '../../src/rpc/registry';
+import { scopesOf } from '../../src/rpc/define-procedure';
 import { leadsGetAll } from '../../src/procedures/leads/get-all';
 import { EVENT_TYPES } from '../../src/events/event-types';
 import { eventSchemaName } from '../../src/procedures/events/typed-events.schema';
@@ -117,14 +118,15 @@ describe('GET /api/v1/openapi.json', () => {
     expect(listed).toEqual(exposed.map((p) => `${p.method} ${p.name}`).sort());
     expect(subscriptionOperations().map(({ name }) => name).sort()).toEqual(streamed.map((s) => s.name).sort());
     expect(Object.keys(doc.paths)).not.toContain('/api/v1/rpc/apiKeys.list');
-    expect(Object.keys(doc.paths).filter((p) => !p.startsWith(RPC))).toEqual(['/api/v1/leads', '/api/v1/leads/{id}', '/api/v1/imports', '/api/v1/imports/{id}', '/api/v1/imports/{id}/errors', '/api/v1/stream-tokens']);
+    expect(Object.keys(doc.paths).filter((p) => !p.startsWith(RPC))).toEqual(['/api/v1/leads', '/api/v1/leads/{id}', '/api/v1/leads/external/{externalId}', '/api/v1/imports', '/api/v1/imports/{id}', '/api/v1/imports/{id}/errors', '/api/v1/stream-tokens']);
   });
 
   it('names the required scope of every operation as x-required-scope, bearer security and in the description', () => {
     expect(doc.components).toMatchObject({ securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } } });
     for (const { name, op } of rpcOperations()) {
-      const scope = exposed.find((p) => p.name === name)!.scope;
-      expect([name, op['x-required-scope'], op.security, op.description.includes(`\`${scope}\``)]).toEqual([name, scope, [{ bearerAuth: [scope] }], true]);
+      // Every scope the call needs (leads.upsert: two), the first as x-required-scope.
+      const scopes = scopesOf(exposed.find((p) => p.name === name)!);
+      expect([name, op['x-required-scope'], op.security, scopes.every((s) => op.description.includes(`\`${s}\``))]).toEqual([name, scopes[0], [{ bearerAuth: scopes }], true]);
       expect(op.tags).toEqual([name.split('.')[0]]);
     }
     expect(doc.paths['/api/v1/leads']!.get['x-required-scope']).toBe('leads.read');
@@ -253,11 +255,11 @@ describe('GET /api/v1/openapi.json', () => {
     }
   });
 
-  it('describes the REST leads list with its six query parameters, the Lead page and the REST error body', () => {
+  it('describes the REST leads list with its seven query parameters, the Lead page and the REST error body', () => {
     const op = doc.paths['/api/v1/leads']!.get;
-    expect(op.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual(['query:status', 'query:search', 'query:assignedToId', 'query:cursor', 'query:page', 'query:pageSize']);
+    expect(op.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual(['query:status', 'query:search', 'query:assignedToId', 'query:externalId', 'query:cursor', 'query:page', 'query:pageSize']);
     expect(op.parameters[0].schema.enum).toHaveLength(10);
-    expect(op.parameters[5].schema).toMatchObject({ type: 'integer', minimum: 1, default: 50 });
+    expect(op.parameters[6].schema).toMatchObject({ type: 'integer', minimum: 1, default: 50 });
     expect(op.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/LeadPage' });
     expect(op.responses['401'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/RestError' });
   });

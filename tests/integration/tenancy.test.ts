@@ -36,6 +36,7 @@ const RECORD_CASES: Record<string, Record<string, CaseInput>> = {
   'leads.getById': { id: (_a, b) => ({ id: b.leadId }) },
   'leads.getCalls': { id: (_a, b) => ({ id: b.leadId }) },
   'leads.create': { assignedToId: (_a, b) => ({ name: 'Tenancy', phone: '+442079460018', assignedToId: b.memberId }) },
+  'leads.upsert': { assignedToId: (_a, b) => ({ externalId: 'tenancy-1', name: 'Tenancy', phone: '+442079460018', assignedToId: b.memberId }) },
   'leads.update': {
     id: (_a, b) => ({ id: b.leadId, notes: 'changed by A' }),
     assignedToId: (a, b) => ({ id: a.leadId, assignedToId: b.memberId }),

@@ -9,6 +9,7 @@ import {
   getLead,
   listLeads,
   updateLead,
+  upsertLeadByExternalId,
   walkLeads,
   type Lead,
   type LeadCreateInput,
@@ -17,6 +18,7 @@ import {
   type LeadsWalkFilters,
   type LeadUpdateInput,
   type LeadUpdateOptions,
+  type LeadUpsertInput,
   type LeadWithEtag,
 } from './leads-rest.js';
 import { callProcedure } from './rpc.js';
@@ -35,11 +37,13 @@ export interface WorkspaceClientOptions {
   timeoutMs?: number;
 }
 
-/** The single-lead REST routes: `POST /api/v1/leads`, `GET`, `PATCH` and `DELETE /api/v1/leads/{id}`. */
+/** The single-lead REST routes: `POST /api/v1/leads`, `GET`, `PATCH` and `DELETE /api/v1/leads/{id}`, `PUT /api/v1/leads/external/{externalId}`. */
 export interface LeadsItemRestClient {
   create(input: LeadCreateInput, options?: RequestOptions): Promise<LeadWithEtag>;
   get(id: string, options?: RequestOptions): Promise<LeadWithEtag>;
   update(id: string, input: LeadUpdateInput, options?: LeadUpdateOptions): Promise<LeadWithEtag>;
+  /** `PUT /api/v1/leads/external/{externalId}`: creates or changes the lead holding the external id. */
+  upsertByExternalId(externalId: string, input: LeadUpsertInput, options?: LeadUpdateOptions): Promise<LeadWithEtag & { created: boolean }>;
   delete(id: string, options?: RequestOptions): Promise<void>;
 }
 
@@ -120,6 +124,7 @@ export function createWorkspaceClient(options: WorkspaceClientOptions): Workspac
       create: (input, callOptions) => createLead(t, input, callOptions),
       get: (id, callOptions) => getLead(t, id, callOptions),
       update: (id, input, callOptions) => updateLead(t, id, input, callOptions),
+      upsertByExternalId: (externalId, input, callOptions) => upsertLeadByExternalId(t, externalId, input, callOptions),
       delete: (id, callOptions) => deleteLead(t, id, callOptions),
     },
   };

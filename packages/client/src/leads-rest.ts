@@ -20,6 +20,8 @@ export type LeadsWalkFilters = Omit<LeadsListFilters, 'page' | 'cursor'>;
 /** The bodies of `POST /api/v1/leads` and `PATCH /api/v1/leads/{id}` (the lead's version goes in `ifMatch`). */
 export type LeadCreateInput = JsonBody<paths['/api/v1/leads']['post']>;
 export type LeadUpdateInput = JsonBody<paths['/api/v1/leads/{id}']['patch']>;
+/** The body of `PUT /api/v1/leads/external/{externalId}`: the create's fields (the external id is the path's). */
+export type LeadUpsertInput = JsonBody<paths['/api/v1/leads/external/{externalId}']['put']>;
 
 /** A lead read or written through REST, with the version its `ETag` names (for `ifMatch`). */
 export interface LeadWithEtag {
@@ -85,6 +87,21 @@ export async function updateLead(t: Transport, id: string, input: LeadUpdateInpu
   const headers = ifMatch === undefined ? undefined : { 'If-Match': ifMatch };
   const answer = await send(t, { method: 'PATCH', url: `${t.baseUrl}${path}`, path, body: JSON.stringify(input), headers }, requestOptions);
   return leadAnswer(answer, 200, path);
+}
+
+/**
+ * `PUT /api/v1/leads/external/{externalId}`: creates the lead holding `externalId` (`created`
+ * true, 201) or changes it (200); with `ifMatch`, only that version of an existing lead.
+ */
+export async function upsertLeadByExternalId(
+  t: Transport, externalId: string, input: LeadUpsertInput, options: LeadUpdateOptions = {},
+): Promise<LeadWithEtag & { created: boolean }> {
+  const path = `${PATH}/external/${encodeURIComponent(externalId)}`;
+  const { ifMatch, ...requestOptions } = options;
+  const headers = ifMatch === undefined ? undefined : { 'If-Match': ifMatch };
+  const answer = await send(t, { method: 'PUT', url: `${t.baseUrl}${path}`, path, body: JSON.stringify(input), headers }, requestOptions);
+  const created = answer.status === 201;
+  return { ...leadAnswer(answer, created ? 201 : 200, path), created };
 }
 
 /** `DELETE /api/v1/leads/{id}`: 204. */

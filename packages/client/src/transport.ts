@@ -2,7 +2,7 @@ import { isRetryableStatus, parseRetryAfter, retryDelayMs, sleep } from './retry
 import { WorkspaceApiError } from './workspace-api-error.js';
 import type { ByteStream } from './server-sent-events.js';
 
-export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** The part of a fetch Response the client reads. */
 export interface FetchResponseLike {
@@ -26,7 +26,7 @@ export type FetchLike = (
 /** Options of one call, the last argument of every method. */
 export interface RequestOptions {
   /**
-   * Writes only (POST, PATCH, DELETE): the key the service recognises a repeated write by. One is
+   * Writes only (POST, PUT, PATCH, DELETE): the key the service recognises a repeated write by. One is
    * made for every call when left out, and every retry of the call sends the same key, so a retried
    * write acts once. Reads ignore it.
    */
@@ -68,7 +68,7 @@ export interface RawAnswer {
 
 /**
  * One call: the key as a Bearer token, never cookies (the spec forbids them); an Idempotency-Key
- * on every write (the action endpoints' POST and the REST routes' POST, PATCH and DELETE all honour
+ * on every write (the action endpoints' POST and the REST routes' POST, PUT, PATCH and DELETE all honour
  * it); then attempts until an answer that is not a 429 or 503, or until the retries run out. A
  * network failure or timeout (the request may have acted) is retried only when repeating it
  * cannot act twice: reads, and writes carrying an Idempotency-Key or an `If-Match`.

@@ -13,10 +13,11 @@ export { listPage, type PageForms, type LeadsPageRequest } from './list';
 export { insertCall, listCalls } from './calls';
 export { startCounterFolding } from './counters';
 export { storeLeadJson, renderLeadJson } from './lead-json';
-export { updateLead, lockLead, deleteLead, unlinkClient, type LeadChange, type LeadWrite } from './writes';
-export { newLead, createLead, createLeadUnlessHeld, insertLeads, type NewLead } from './create';
+export { updateLead, lockLead, deleteLead, unlinkClient } from './writes';
+export { newLead, createLead, insertLeads, type NewLead } from './create';
 export { createLeadsInBulk } from './import-batch';
-export { upsertLead, lockLeadByExternalId, type LeadUpsert, type LeadUpserted } from './upsert';
+// What an upsert takes and answers: `Parameters<typeof upsertLead>[2]` and its result (upsert.ts's LeadUpsert, LeadUpserted).
+export { upsertLead, lockLeadByExternalId } from './upsert';
 export { updateContact } from './contact-changes';
 
 /** The hottest read: compiled once and run where `hotReads` says (src/db/hot-reads.ts says what that buys). */

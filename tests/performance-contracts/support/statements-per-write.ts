@@ -325,6 +325,15 @@ export const CASES: Record<string, Case> = {
     what: 'member check; contact, lead, stored JSON, counters, events and webhook deliveries (one statement, no transaction)',
     input: async () => ({ name: unique('Lead'), phone: '+442079460129', email: 'Lead@Example.com', status: 'CONTACTED', assignedToId: memberId }),
   },
+  'leads.upsert': {
+    // The heavier way: the external id is held, so the create's statement writes nothing and the lead is changed.
+    what: 'member check; the create (one statement: nothing written, the id is held), then the lead locked by its external id, the lead (locked and changed in one), contact, stored JSON, counters, events, webhook deliveries',
+    input: async () => {
+      const externalId = unique('crm');
+      await call('leads.upsert', { externalId, name: unique('Lead'), phone: '+442079460130', assignedToId: otherMemberId });
+      return { externalId, name: unique('Lead'), phone: '+442079460131', status: 'CONTACTED', assignedToId: memberId };
+    },
+  },
   'leads.delete': {
     // A lead with a task linked to it, which loses the link.
     what: 'tasks unlinked, lead, counters, events, webhook deliveries',

@@ -1195,6 +1195,29 @@ export interface paths {
         patch: operations["updateLead"];
         trace?: never;
     };
+    "/api/v1/leads/external/{externalId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Creates or changes the lead holding an external id (plain REST)
+         * @description The body is `leads.create`'s fields. No lead holds the id: one is created (201, `Location`). One does: it is changed as `leads.upsert` changes it (given fields replace, absent ones stay; 200). Plain JSON, timestamps as ISO 8601 strings; the same field rules and messages as the action endpoint `leads.upsert`; the external id is the path's, the version check `If-Match`.
+         *     With `If-Match`, only the lead holding the id at that version is changed; when no lead holds the id the answer is 412 and nothing is created (leave `If-Match` out to create).
+         *
+         *     **Required scopes:** `leads.create` and `leads.update`
+         */
+        put: operations["upsertLeadByExternalId"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/imports": {
         parameters: {
             query?: never;
@@ -13353,6 +13376,7 @@ export interface operations {
                 search?: string;
                 /** @description An OrgMember id, or `unassigned` for leads with no owner. */
                 assignedToId?: string;
+                /** @description Only the lead holding this external id (a page of at most one). */
                 externalId?: string;
                 /** @description The `pagination.nextCursor` of the previous page: walks the list in its order, each lead once (not together with `page`). */
                 cursor?: string;
@@ -14115,6 +14139,271 @@ export interface operations {
                 };
             };
             /** @description `PRECONDITION_FAILED`: The `If-Match` ETag is not the resource's current one (it changed since, or the tag is not one of ours): nothing was written. */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as `Content-Type: application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `UNPROCESSABLE_CONTENT`: The `Idempotency-Key` was already used for another request (another body or procedure). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`: The key's requests per minute are used up, or its client address failed to authenticate too often; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /**
+                     * @description The quota (draft-ietf-httpapi-ratelimit-headers): `"key";q=<requests>;w=60` per API key or playground token (by tier: FREE 60, PRO 600, BUSINESS 1200 a minute), or `"auth";q=<failures>;w=60` for failed authentications from one client address.
+                     * @example "key";q=1200;w=60
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description What remains: `r` requests of the quota, `t` seconds until it resets.
+                     * @example "key";r=0;t=30
+                     */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR`: Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The database cannot be reached; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+        };
+    };
+    upsertLeadByExternalId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Write only if the lead is still this version: its `ETag` (or `*`). Another lead's tag or a stale one is a 412 and nothing is written.
+                 * @example "q0B6zPq3TwK1c9YfVb2xWg"
+                 */
+                "If-Match"?: string;
+                /**
+                 * @description Makes a retry safe: the same key with the same body within 24 hours replays the first answer (status and body, with `Idempotent-Replayed: true`) without acting again; with another body or procedure it is a 422; while the first call with the key is still running, a 409. Keys belong to the API key that sent them. Validation failures (400) and server errors are not kept.
+                 * @example 6f1c2c1e-8f7a-4d0e-9f55-2b1f3a9c7d10
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Your own id for the lead, percent-encoded (a `/` as `%2F`): 1 to 255 printable characters.
+                 * @example crm-000123
+                 */
+                externalId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Ana Souza",
+                 *       "phone": "+447400123456",
+                 *       "email": "ana@example.com",
+                 *       "company": "Acme Ltd",
+                 *       "source": "website",
+                 *       "notes": "Asked for a call back after 3 pm",
+                 *       "nextCallAt": "2026-12-03T10:00:00Z",
+                 *       "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *     }
+                 */
+                "application/json": {
+                    /** @example Ana Souza */
+                    name: string;
+                    /**
+                     * Format: phone
+                     * @description E.164, or the national format of the workspace's region; answered in E.164.
+                     * @example +447400123456
+                     */
+                    phone: string;
+                    /**
+                     * Format: email
+                     * @example ana@example.com
+                     */
+                    email?: string;
+                    phones?: string[];
+                    emails?: string[];
+                    company?: string | null;
+                    source?: string | null;
+                    notes?: string | null;
+                    /** @enum {string} */
+                    status?: "NOT_CONTACTED" | "CONTACTED" | "QUALIFIED" | "LOST" | "NO_ANSWER" | "BUSY" | "SWITCHED_OFF" | "OUT_OF_SERVICE" | "WRONG_NUMBER";
+                    nextCallAt?: (Date | string) | null;
+                    assignedToId?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Changed: the lead as it now is. */
+            200: {
+                headers: {
+                    /** @description The lead's version, a strong quoted tag: send it as `If-Match` to update or delete only that version. */
+                    ETag?: string;
+                    /** @description `true` when this answer is the stored answer to an earlier call with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "lead_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *       "name": "Ana Souza",
+                     *       "phones": [
+                     *         "+447400123456"
+                     *       ],
+                     *       "emails": [
+                     *         "ana@example.com"
+                     *       ],
+                     *       "primaryPhone": "+447400123456",
+                     *       "primaryEmail": "ana@example.com",
+                     *       "contactId": "con_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *       "company": "Acme Ltd",
+                     *       "source": "website",
+                     *       "status": "CONTACTED",
+                     *       "notes": "Interested in the annual plan; call back on Thursday",
+                     *       "nextCallAt": "2026-12-03T10:00:00.000Z",
+                     *       "createdAt": "2026-11-20T14:05:00.000Z",
+                     *       "updatedAt": "2026-11-26T09:30:00.000Z",
+                     *       "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *       "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *       "externalId": "crm-000123"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Lead"];
+                };
+            };
+            /** @description Created: the lead. */
+            201: {
+                headers: {
+                    /** @description The new lead's URL, `/api/v1/leads/{id}`. */
+                    Location?: string;
+                    /** @description The lead's version, a strong quoted tag: send it as `If-Match` to update or delete only that version. */
+                    ETag?: string;
+                    /** @description `true` when this answer is the stored answer to an earlier call with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "lead_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *       "name": "Ana Souza",
+                     *       "phones": [
+                     *         "+447400123456"
+                     *       ],
+                     *       "emails": [
+                     *         "ana@example.com"
+                     *       ],
+                     *       "primaryPhone": "+447400123456",
+                     *       "primaryEmail": "ana@example.com",
+                     *       "contactId": "con_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *       "company": "Acme Ltd",
+                     *       "source": "website",
+                     *       "status": "CONTACTED",
+                     *       "notes": "Interested in the annual plan; call back on Thursday",
+                     *       "nextCallAt": "2026-12-03T10:00:00.000Z",
+                     *       "createdAt": "2026-11-20T14:05:00.000Z",
+                     *       "updatedAt": "2026-11-26T09:30:00.000Z",
+                     *       "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *       "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *       "externalId": "crm-000123"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Lead"];
+                };
+            };
+            /** @description `BAD_REQUEST`: The external id or a field is not valid (`issues` names it), or the body carries `externalId` or `expectedUpdatedAt`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or malformed Authorization header, or an invalid, expired or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `FORBIDDEN`: The key lacks the `leads.create` or the `leads.update` scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `NOT_FOUND`: A referenced record (`assignedToId`) is not in this workspace. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `CONFLICT`: The status change is not allowed (a converted lead), or a call with the same `Idempotency-Key` is in progress. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `PRECONDITION_FAILED`: The lead is not the version `If-Match` named, or no lead holds the external id. */
             412: {
                 headers: {
                     [name: string]: unknown;
