@@ -23,6 +23,7 @@ import * as fewerIndexWritesPerCreate from './20261211120000_fewer_index_writes_
 import * as workspaceRowsWithoutOrganisationLocks from './20261211120100_workspace_rows_without_organisation_locks';
 import * as externalIds from './20261212120000_external_ids';
 import * as leadContactCheckedAtCommit from './20261212120100_lead_contact_checked_at_commit';
+import * as createImports from './20261213120000_create_imports';
 
 /**
  * Every migration, in order. An explicit list rather than a scanned folder: it works the same
@@ -54,4 +55,5 @@ export const MIGRATIONS = [
   { name: '20261211120100_workspace_rows_without_organisation_locks', module: workspaceRowsWithoutOrganisationLocks },
   { name: '20261212120000_external_ids', module: externalIds },
   { name: '20261212120100_lead_contact_checked_at_commit', module: leadContactCheckedAtCommit },
+  { name: '20261213120000_create_imports', module: createImports },
 ];

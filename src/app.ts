@@ -8,6 +8,7 @@ import { createProcedureRegistry } from './procedures';
 import type { Registry } from './rpc/registry';
 import { rpcRouter } from './http/rpc-route';
 import { leadRoutes } from './http/leads-rest/lead-routes';
+import { importRoutes } from './http/imports-rest/import-routes';
 import { errorHandler, notFound } from './http/error-handler';
 import { docsRouter } from './http/docs-route';
 import { createJwtKeys, type JwtSecrets } from './auth/secrets';
@@ -40,7 +41,7 @@ export interface AppDeps {
   /** The JWT secrets are resolved before (resolveJwtSecrets): the app never falls back to one of its own. */
   config: Pick<Config, 'BODY_LIMIT' | 'KEY_CACHE_TTL_MS'> & JwtSecrets
     & Partial<Pick<Config, 'METRICS_TOKEN'>>
-    & Partial<Pick<Config, 'TRUST_PROXY' | 'NODE_ENV' | 'CHECK_OUTPUTS'>>
+    & Partial<Pick<Config, 'TRUST_PROXY' | 'NODE_ENV' | 'CHECK_OUTPUTS' | 'IMPORT_QUEUE_LIMIT'>>
     & { /** How long a verified key is trusted while `cacheInvalidation` is live (60 s by default). */ KEY_CACHE_LIVE_TTL_MS?: number };
   logger: Logger;
   /** The procedures to serve; the full registry unless a test gives its own. */
@@ -57,6 +58,10 @@ export interface AppDeps {
   live?: LiveDeps;
   /** The database's nodes, with their bulkheads and breakers (index.ts sizes them from the config); defaults when absent. */
   nodes?: DatabaseNodes;
+  /** Told when an upload queues an import (index.ts: the in-process import runner looks at once). */
+  onImportQueued?(): void;
+  /** The largest import file taken (tests set less); MAX_IMPORT_BYTES when absent. */
+  importMaxBytes?: number;
 }
 
 /** Builds the HTTP application; never listens (index.ts does), so tests drive it directly. */
@@ -107,6 +112,10 @@ export function createApp(deps: AppDeps): Express {
   app.use(rpcRouter({ registry, db, hotReads, nodes, authenticate, rateLimiter, webhookUrlPolicy, onOutputMismatch: outputMismatch, onCommitted }, config.BODY_LIMIT));
   // The REST leads routes (the list, create, getById, update, delete) run through runProcedure with the action endpoints' deps.
   app.use(leadRoutes({ registry, db, hotReads, nodes, authenticate, rateLimiter, webhookUrlPolicy, onOutputMismatch: outputMismatch, onCommitted }, config.BODY_LIMIT));
+  app.use(importRoutes({
+    registry, db, hotReads, nodes, authenticate, rateLimiter, webhookUrlPolicy, onOutputMismatch: outputMismatch, onCommitted,
+    queueLimit: config.IMPORT_QUEUE_LIMIT ?? 10, maxBytes: deps.importMaxBytes, onQueued: deps.onImportQueued,
+  }));
   app.use(streamTokenRouter({ subscriptions, authenticate, jwtKeys, rateLimiter }, config.BODY_LIMIT));
   app.use(healthRouter({ db, pools: hotReads.pools(), nodes }));
   app.use(metricsRouter({ registry: metrics.registry, token: config.METRICS_TOKEN }));

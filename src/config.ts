@@ -101,6 +101,22 @@ const schema = z.object({
   WEBHOOK_WORKER_ORG_IDS: z.string().regex(/^[A-Za-z0-9_]+(,[A-Za-z0-9_]+)*$/, 'must be comma-separated workspace ids').optional().transform((value) => value?.split(',')),
   /** Events (with their webhook deliveries and attempts) older than this many days are deleted, hourly. */
   EVENTS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  /** Imports a workspace may have waiting; one more upload is a 429 (docs/importing-and-exporting.md). */
+  IMPORT_QUEUE_LIMIT: z.coerce.number().int().min(1).max(1000).default(10),
+  /** Imports of one workspace that run at once (across every worker); the others wait queued. */
+  IMPORT_MAX_RUNNING_PER_WORKSPACE: z.coerce.number().int().min(1).max(100).default(2),
+  /** Imports one worker process runs at once. */
+  IMPORT_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  /** How long a worker's claim on an import lasts without a committed batch: a killed worker's import is resumed after it. */
+  IMPORT_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(30_000),
+  /** How often an idle import worker looks for work. */
+  IMPORT_POLL_MS: z.coerce.number().int().min(5).max(60_000).default(1000),
+  /** Rows written per batch (one transaction, which also moves the job's cursor). */
+  IMPORT_BATCH_ROWS: z.coerce.number().int().min(1).max(10_000).default(1000),
+  /** Run only these workspaces' imports (comma-separated ids); unset: every workspace. For tests sharing one database. */
+  IMPORT_WORKER_ORG_IDS: z.string().regex(/^[A-Za-z0-9_]+(,[A-Za-z0-9_]+)*$/, 'must be comma-separated workspace ids').optional().transform((value) => value?.split(',')),
+  /** Ended imports, with their failed rows (personal data), are deleted after this many days. */
+  IMPORTS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   /** A subscription stream quiet this long gets an `event: ping` (proxies and the client's inactivity timer see it alive). */
   SSE_PING_MS: z.coerce.number().int().min(100).max(300_000).default(10_000),
   /** Streams are ended after about this long (0: never), so clients reconnect, resume and spread over instances. */

@@ -17,6 +17,7 @@ import { createRateLimiterFromConfig } from './ratelimit/rate-limiter-from-confi
 import { startEventsRetention } from './events/retention';
 import { startPeriodicJob } from './server/periodic-job';
 import { createDeliveryWorkerFromConfig } from './webhooks/worker-from-config';
+import { createImportRunnerFromConfig, startImportsRetention } from './imports/runner-from-config';
 import { createLiveUpdates } from './live/live-updates';
 import { createNotificationListener } from './live/notification-listener';
 import { createCacheInvalidation } from './auth/key-invalidation';
@@ -47,7 +48,9 @@ async function main(): Promise<void> {
   listener.start();
   logger.info(`live updates: wake-ups through ${config.REDIS_URL ? 'Redis pub/sub' : 'PostgreSQL LISTEN/NOTIFY'}`);
   const rateLimiter = await createRateLimiterFromConfig(config, logger);
-  const server = createHttpServer(createApp({ db: database.db, hotReads: database.hotReads, config: { ...config, ...jwtSecrets.secrets }, logger, cacheInvalidation, rateLimiter, live, nodes })).listen(config.PORT, config.HOST);
+  // Import jobs run where webhook deliveries do: here on the embedded database, else in `npm run worker`.
+  const importRunner = runsWebhookWorkerInProcess(config) ? createImportRunnerFromConfig(config, database.db, logger, (orgId) => live.wakeUps.announce(orgId)) : undefined;
+  const server = createHttpServer(createApp({ db: database.db, hotReads: database.hotReads, config: { ...config, ...jwtSecrets.secrets }, logger, cacheInvalidation, rateLimiter, live, nodes, onImportQueued: () => importRunner?.wake() })).listen(config.PORT, config.HOST);
   await once(server, 'listening');
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
@@ -61,10 +64,14 @@ async function main(): Promise<void> {
   const deliveryWorker = runsWebhookWorkerInProcess(config) ? createDeliveryWorkerFromConfig(config, database.db, logger) : undefined;
   deliveryWorker?.start();
   if (deliveryWorker) logger.info('webhook deliveries run in this process (WEBHOOK_WORKER_IN_PROCESS)');
+  importRunner?.start();
+  const importsRetention = importRunner && startImportsRetention({ db: database.db, logger, retentionDays: config.IMPORTS_RETENTION_DAYS });
 
   const closeResources = async () => {
     await stopLiveUpdates();
     await deliveryWorker?.stop();
+    await importRunner?.stop();
+    await importsRetention?.stop();
     await eventsRetention.stop();
     await counterFolding.stop();
     await idempotencyCleanup.stop();
@@ -83,6 +90,7 @@ async function main(): Promise<void> {
     process.on(signal, () => {
       // Deliveries in flight finish alongside the requests (each bounded by about one timeout).
       void deliveryWorker?.stop();
+      void importRunner?.stop();
       void shutdown(signal).then((code) => exitAfterFlush(logger, code));
     });
   }

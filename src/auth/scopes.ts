@@ -14,6 +14,9 @@ export const KNOWN_SCOPES: ReadonlySet<string> = new Set([
   'orgMembers.read',
   'events.read',
   ...crud('webhooks'),
+  // An import's upload needs imports.create and the resource's own write scopes (src/http/imports-rest).
+  'imports.read',
+  'imports.create',
 ]);
 
 function crud(resource: string): string[] {

@@ -23,6 +23,10 @@ export const TABLES = {
   webhookEndpoints: 'webhook_endpoints',
   webhookDeliveries: 'webhook_deliveries',
   webhookDeliveryAttempts: 'webhook_delivery_attempts',
+  /** Import jobs, their uploaded rows and their failed rows (src/db/imports, migration 20261213120000). */
+  imports: 'imports',
+  importChunks: 'import_chunks',
+  importErrors: 'import_errors',
 } as const;
 
 /**

@@ -17,6 +17,7 @@ export const EVENT_FAMILIES = {
     types: ['invoice.created', 'invoice.updated', 'invoice.sent', 'invoice.paid', 'invoice.voided', 'invoice.deleted'],
   },
   webhook: { scope: 'webhooks.read', types: ['webhook.disabled'] },
+  import: { scope: 'imports.read', types: ['import.completed', 'import.failed'] },
 } as const;
 
 type Families = typeof EVENT_FAMILIES;

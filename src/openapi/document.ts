@@ -5,6 +5,7 @@ import { envelopeSchemas } from './envelopes';
 import { NAMED_OUTPUTS } from './named-outputs';
 import { inputSchemaName, outputSchemaName, procedureOperation, RPC_PATH_PREFIX } from './procedure-operation';
 import { leadsRestPathItems } from './leads-rest-operation';
+import { importsRestPathItems } from './imports-rest-operation';
 import { withExamples } from './examples';
 import { createLinks } from './links';
 import { STREAM_TOKEN_SCHEME, subscriptionOperation } from './subscription-operation';
@@ -39,6 +40,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   dashboard: 'Figures over leads and calls for a period.',
   events: 'What changed in the workspace, in order: the feed webhooks deliver.',
   webhooks: 'Endpoints that receive events, their signing secrets and their deliveries.',
+  imports: 'Import jobs: a CSV or NDJSON file of leads written in the background, with progress and per-row errors.',
 };
 
 /**
@@ -74,7 +76,7 @@ export function buildOpenApiDocument(registry: Registry, subscriptions: Subscrip
     paths[`${RPC_PATH_PREFIX}/${procedure.name}`] = { [procedure.method.toLowerCase()]: procedureOperation(procedure, links) };
   }
   for (const subscription of streamed) paths[`${RPC_PATH_PREFIX}/${subscription.name}`] = { get: subscriptionOperation(subscription) };
-  Object.assign(paths, leadsRestPathItems(), streamTokensPathItem(subscriptions));
+  Object.assign(paths, leadsRestPathItems(), importsRestPathItems(), streamTokensPathItem(subscriptions));
   const document = {
     openapi: '3.1.1',
     // The contract's version is the path's `/api/v1`; changes within it are additive (docs/versioning.md).

@@ -11,6 +11,7 @@ import { eventSchemaName, typedEventSchemas } from '../procedures/events/typed-e
 import { endpointOutput } from '../procedures/webhooks/endpoint.schema';
 import { deliveryAttemptOutput, deliveryOutput } from '../procedures/webhooks/delivery.schema';
 import { cursorPaginationOutput, paginationOutput } from '../procedures/shared/output-fields';
+import { importOutput } from '../procedures/imports/import.schema';
 
 /**
  * The resources every output refers to by name (`#/components/schemas/Lead`), so a generated
@@ -34,6 +35,7 @@ export const NAMED_OUTPUTS: ReadonlyArray<readonly [z.ZodType, string]> = [
   [endpointOutput, 'WebhookEndpoint'],
   [deliveryOutput, 'WebhookDelivery'],
   [deliveryAttemptOutput, 'WebhookDeliveryAttempt'],
+  [importOutput, 'Import'],
   [paginationOutput, 'Pagination'],
   [cursorPaginationOutput, 'CursorPagination'],
 ];

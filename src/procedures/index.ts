@@ -8,6 +8,7 @@ import { orgMembersProcedures } from './org-members';
 import { dashboardProcedures, dashboardSubscriptions } from './dashboard';
 import { eventsProcedures, eventsSubscriptions } from './events';
 import { webhooksProcedures } from './webhooks';
+import { importsProcedures, importsSubscriptions } from './imports';
 import { apiKeysProcedures } from './api-keys';
 import { organisationProcedures } from './organisation';
 
@@ -22,6 +23,7 @@ export const procedures = [
   ...dashboardProcedures,
   ...eventsProcedures,
   ...webhooksProcedures,
+  ...importsProcedures,
   // Procedures of the app that the API does not expose (exposed: false): 403 through the API.
   ...apiKeysProcedures,
   ...organisationProcedures,
@@ -32,7 +34,7 @@ export function createProcedureRegistry() {
 }
 
 /** Every subscription: streamed over Server-Sent Events on GET (tRPC's httpSubscriptionLink). */
-export const subscriptions = [...eventsSubscriptions, ...dashboardSubscriptions] as const;
+export const subscriptions = [...eventsSubscriptions, ...dashboardSubscriptions, ...importsSubscriptions] as const;
 
 export function createSubscriptionRegistry(procedureRegistry = createProcedureRegistry()) {
   return buildSubscriptionRegistry(subscriptions, procedureRegistry);

@@ -3,10 +3,14 @@ import { connectConfiguredDatabase, exitAfterFlush, loadConfigOrExit, logStartMo
 import { startEventsRetention } from '../events/retention';
 import { createLogger } from '../logger';
 import { createDeliveryWorkerFromConfig } from './worker-from-config';
+import { createImportRunnerFromConfig, startImportsRetention } from '../imports/runner-from-config';
+import { createWakeUps, notifyTransport, type WakeUps } from '../live/wake-ups';
+import { redisTransport } from '../live/redis-wake-ups';
 
 /**
- * `npm run worker`: delivers webhooks (and purges expired events) beside the API processes. Any
- * number may run against one database: deliveries are leased, so each attempt has one sender.
+ * `npm run worker`: delivers webhooks, runs import jobs (and purges expired events and imports)
+ * beside the API processes. Any number may run against one database: deliveries and imports are
+ * leased, so each has one worker at a time.
  */
 async function main(): Promise<void> {
   const config = configOrExit();
@@ -17,6 +21,11 @@ async function main(): Promise<void> {
   const worker = createDeliveryWorkerFromConfig(config, database.db, logger);
   worker.start();
   const retention = startEventsRetention({ db: database.db, logger, retentionDays: config.EVENTS_RETENTION_DAYS });
+  // An import's batches record events: the API instances' live readers hear of them as of any write.
+  const wakeUps: WakeUps = createWakeUps(config.REDIS_URL ? redisTransport(config.REDIS_URL, () => wakeUps) : notifyTransport(database.db), logger);
+  const imports = createImportRunnerFromConfig(config, database.db, logger, (orgId) => wakeUps.announce(orgId));
+  imports.start();
+  const importsRetention = startImportsRetention({ db: database.db, logger, retentionDays: config.IMPORTS_RETENTION_DAYS });
   logger.info(
     { concurrency: config.WEBHOOK_WORKER_CONCURRENCY, timeoutMs: config.WEBHOOK_TIMEOUT_MS, leaseMs: webhookLeaseMs(config), orgIds: config.WEBHOOK_WORKER_ORG_IDS },
     'webhook worker started',
@@ -29,8 +38,10 @@ async function main(): Promise<void> {
       logger.info({ signal }, 'webhook worker stopping: waiting for deliveries in flight');
       let code = 0;
       try {
-        await worker.stop();
+        await Promise.all([worker.stop(), imports.stop()]);
         await retention.stop();
+        await importsRetention.stop();
+        await wakeUps.stop();
         await database.close();
         logger.info('webhook worker stopped');
       } catch (err) {

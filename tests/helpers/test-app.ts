@@ -44,6 +44,8 @@ export function createTestContext(
     live?: LiveDeps;
     /** Where the app logs (request lines included); nowhere unless TEST_LOG_LEVEL is set. */
     logger?: Logger;
+    /** The largest import file taken (MAX_IMPORT_BYTES when absent). */
+    importMaxBytes?: number;
   } = {},
 ): TestContext {
   const db = options.db ?? createTestDb();
@@ -59,6 +61,7 @@ export function createTestContext(
     rateLimiter: options.rateLimiter,
     onOutputMismatch: recordOutputMismatch,
     live: options.live,
+    importMaxBytes: options.importMaxBytes,
   });
   const close = async () => {
     await options.rateLimiter?.close();

@@ -3,7 +3,10 @@ import { createWorkspace } from '../helpers/factories';
 import { rpcGet, rpcPost, resultOf } from '../helpers/rpc';
 import { acrossWorkspaces } from '../helpers/across-workspaces';
 import { insertEndpoint } from '../helpers/webhook-fixtures';
-import { WORKSPACE_TABLES } from '../../migrations/20261210120000_writes_without_hot_rows';
+import { WORKSPACE_TABLES as CORE_TABLES } from '../../migrations/20261210120000_writes_without_hot_rows';
+import { IMPORT_TABLES } from '../../migrations/20261213120000_create_imports';
+
+const WORKSPACE_TABLES = [...CORE_TABLES, ...IMPORT_TABLES];
 
 const onCitus = process.env.WSAPI_TEST_CITUS === '1';
 

@@ -12,6 +12,9 @@ import { until } from '../helpers/poll';
 import { EVENT_TYPES } from '../../src/events/event-types';
 import { eventSchemaName, typedEventOutput } from '../../src/procedures/events/typed-events.schema';
 import type { DeliveryWorker } from '../../src/webhooks/delivery-worker';
+import { CSV, startTestRunner, uploadImport, validCsv, waitForImport } from '../helpers/imports';
+import * as importsQueries from '../../src/db/imports';
+import { endImport } from '../../src/imports/run-import';
 
 /**
  * The document's typed events against what the service really sends: every event type, made
@@ -88,6 +91,17 @@ async function recordEveryType(key: string, memberId: string): Promise<void> {
   await call(key, 'clients.delete', { id: other.id });
 }
 
+/** import.completed from an import that ran, import.failed from one ended as the runner ends a job that keeps failing. */
+async function recordImportEvents(ws: { org: { id: string }; key: string }): Promise<void> {
+  const completed = await uploadImport(ctx.app, ws.key, validCsv(1), { type: CSV });
+  const runner = startTestRunner(ctx.db, [ws.org.id]);
+  await waitForImport(ctx.app, ws.key, completed.body.id);
+  await runner.stop();
+  await uploadImport(ctx.app, ws.key, validCsv(1, { from: 1 }), { type: CSV });
+  const claim = (await importsQueries.claimIn(ctx.db, ws.org.id, { maxRunning: 2, leaseMs: 10_000 }))!;
+  await endImport({ db: ctx.db }, claim, { status: 'failed', failure: 'The import failed repeatedly on the server side; the rows committed before stay' });
+}
+
 /** Every event of the workspace as events.getAll's `json` carries it (the wire, before superjson revives anything), oldest first. */
 async function allEventsAsSent(key: string): Promise<any[]> {
   const out: any[] = [];
@@ -113,6 +127,7 @@ describe('typed events in the OpenAPI document', () => {
     // An endpoint failing "for longer than 0 ms" is disabled at its first failure: a real webhook.disabled.
     worker = startTestWorker(ctx.db, [ws.org.id], { disableAfterMs: 0, maxAttempts: 1 });
     await recordEveryType(ws.key, ws.member.id);
+    await recordImportEvents(ws);
     expect(await until(async () => (await allEventsAsSent(ws.key)).some((e) => e.type === 'webhook.disabled'), 15_000)).toBe(true);
 
     const check = validator();

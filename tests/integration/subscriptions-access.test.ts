@@ -65,7 +65,7 @@ describe('POST /api/v1/stream-tokens and ?token=', () => {
     expect(res.status).toBe(201);
     const body: any = await res.json();
     expect(body.procedure).toBe('events.onEvent');
-    expect(body.scopes.sort()).toEqual(['clients.read', 'contacts.read', 'events.read', 'invoices.read', 'leads.read', 'tasks.read', 'webhooks.read']);
+    expect(body.scopes.sort()).toEqual(['clients.read', 'contacts.read', 'events.read', 'imports.read', 'invoices.read', 'leads.read', 'tasks.read', 'webhooks.read']);
     const lifetime = Date.parse(body.expiresAt) - Date.now();
     expect(lifetime).toBeGreaterThan((STREAM_TOKEN_TTL_SECONDS - 5) * 1000);
     expect(lifetime).toBeLessThanOrEqual(STREAM_TOKEN_TTL_SECONDS * 1000);

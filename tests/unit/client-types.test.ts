@@ -69,7 +69,7 @@ describe('createWorkspaceClient', () => {
   it('offers every exposed router and no app-only one', () => {
     const client = createWorkspaceClient({ baseUrl: 'http://localhost', apiKey: 'wsk_x' }) as unknown as Record<string, Record<string, unknown>>;
 
-    expect(Object.keys(client).sort()).toEqual(['clients', 'contacts', 'dashboard', 'events', 'invoices', 'leads', 'orgMembers', 'tasks', 'webhooks']);
+    expect(Object.keys(client).sort()).toEqual(['clients', 'contacts', 'dashboard', 'events', 'imports', 'invoices', 'leads', 'orgMembers', 'tasks', 'webhooks']);
     expect(Object.keys(client.leads!).sort()).toEqual(
       ['assign', 'convert', 'create', 'delete', 'getAll', 'getById', 'getCalls', 'list', 'listAll', 'logCall', 'rest', 'update', 'upsert'],
     );

@@ -44,6 +44,13 @@ describe('loadConfig', () => {
       WEBHOOK_WORKER_CONCURRENCY: 8,
       WEBHOOK_POLL_MS: 500,
       EVENTS_RETENTION_DAYS: 30,
+      IMPORT_QUEUE_LIMIT: 10,
+      IMPORT_MAX_RUNNING_PER_WORKSPACE: 2,
+      IMPORT_WORKER_CONCURRENCY: 2,
+      IMPORT_LEASE_MS: 30_000,
+      IMPORT_POLL_MS: 1000,
+      IMPORT_BATCH_ROWS: 1000,
+      IMPORTS_RETENTION_DAYS: 30,
     });
     expect(loadConfig({}).DATABASE_URL).toBeUndefined();
   });

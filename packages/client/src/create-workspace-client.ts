@@ -22,6 +22,7 @@ import {
   type LeadWithEtag,
 } from './leads-rest.js';
 import { callProcedure } from './rpc.js';
+import { createImport, waitForImport, type Import, type ImportCreateOptions, type ImportFile, type ImportWaitOptions } from './imports-rest.js';
 import type { FetchLike, RequestOptions, Transport } from './transport.js';
 
 export interface WorkspaceClientOptions {
@@ -83,8 +84,17 @@ type RouterClients = {
   [R in keyof ProcedureClients]: ProcedureClients[R] & (R extends keyof SubscriptionClients ? SubscriptionClients[R] : unknown);
 };
 
-export type WorkspaceClient = Omit<RouterClients, 'leads' | 'events'> & {
+/** Import jobs beside the `imports.*` procedures: the upload (REST: the file is the body) and a wait for the end. */
+export interface ImportsClient {
+  /** `POST /api/v1/imports`: the queued import (docs/importing-and-exporting.md). */
+  create(file: ImportFile, options?: ImportCreateOptions): Promise<Import>;
+  /** Reads the import until it has ended. */
+  wait(id: string, options?: ImportWaitOptions): Promise<Import>;
+}
+
+export type WorkspaceClient = Omit<RouterClients, 'leads' | 'events' | 'imports'> & {
   leads: RouterClients['leads'] & LeadsRestClient;
+  imports: RouterClients['imports'] & ImportsClient;
   events: RouterClients['events'] & EventsStreamClient;
 };
 
@@ -119,6 +129,8 @@ export function createWorkspaceClient(options: WorkspaceClientOptions): Workspac
     },
   };
   routers.leads = Object.assign(routers.leads ?? {}, rest);
+  const imports: ImportsClient = { create: (file, options) => createImport(t, file, options), wait: (id, options) => waitForImport(t, id, options) };
+  routers.imports = Object.assign(routers.imports ?? {}, imports);
   for (const [name, { tracked }] of Object.entries(subscriptions)) {
     const [router, procedure] = name.split('.') as [string, string];
     routers[router] ??= {};

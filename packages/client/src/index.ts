@@ -5,6 +5,7 @@ export {
   DEFAULT_TIMEOUT_MS,
   type EventsStreamClient,
   type EventsSubscribeOptions,
+  type ImportsClient,
   type LeadsItemRestClient,
   type LeadsRestClient,
   type WorkspaceClient,
@@ -12,6 +13,7 @@ export {
 } from './create-workspace-client.js';
 export { WorkspaceApiError, type ApiFieldIssue, type WorkspaceApiErrorFields } from './workspace-api-error.js';
 export type { Lead, LeadCreateInput, LeadsListFilters, LeadsPage, LeadsWalkFilters, LeadUpdateInput, LeadUpdateOptions, LeadUpsertInput, LeadWithEtag } from './leads-rest.js';
+export type { Import, ImportCreateOptions, ImportFile, ImportWaitOptions } from './imports-rest.js';
 export type { ProcedureCall, ProcedureInput, ProcedureName, ProcedureOutput, SubscriptionInput, SubscriptionName, SubscriptionValue } from './procedures.js';
 export { procedureMethods, type ProcedureWithOptionalInput } from './generated/procedure-methods.js';
 export { subscriptions } from './generated/subscriptions.js';

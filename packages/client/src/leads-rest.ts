@@ -119,7 +119,7 @@ function leadAnswer(answer: RawAnswer, expected: number, path: string): LeadWith
 }
 
 /** The REST error body: `{"error":{"code","message","issues"?}}`. */
-function restError(answer: RawAnswer, path: string): WorkspaceApiError {
+export function restError(answer: RawAnswer, path: string): WorkspaceApiError {
   const error = field(answer.body, 'error');
   const code = field(error, 'code');
   if (typeof code !== 'string') return unexpectedAnswer(answer, path);

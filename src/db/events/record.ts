@@ -7,12 +7,13 @@ import { prepared } from '../prepared-statements';
 // (src/events/record-events.ts: their ids, read scopes and JSON, from what the write answers it
 // changed); here they are written, with one pending webhook delivery per endpoint that wants
 // each, from one text of each insert (the endpoints an event goes to are matched in
-// `deliveriesInsert` only). Two forms of it:
+// `deliveriesInsert` only, and in `BULK_DELIVERIES` for the bulk form). Three forms of it:
 // - `insertEvents(trx, events)`: in the write's transaction, after its rows (two statements, the
 //   second only when the workspace has an enabled endpoint);
 // - `firstEventsCtes(events)`: the same inserts as CTE text, for a write that creates the events'
 //   objects in one statement of its own (the leads' createLead): each is its object's first
-//   event, so its deliveries need no number the event took (FIRST_EVENT_SEQ).
+//   event, so its deliveries need no number the event took (FIRST_EVENT_SEQ);
+// - `insertFirstEventsInBulk(trx, events)`: many first events in two statements (an import's batch).
 
 /** An event about to be recorded, with the read scope its type needs (its deliveries check it). */
 export interface NewEvent {
@@ -88,6 +89,39 @@ function guardedFirstEventsCtes(n: number, onlyWith: string): string {
   }
   return text;
 }
+
+/**
+ * `insertEvents` for many events at once, each its object's first (FIRST_EVENT_SEQ): an import's
+ * batch, the contact.created and lead.created of each lead it creates. The events come from one
+ * JSON array and are inserted in its order (their `seq` follows it); their deliveries only when
+ * the workspace has an enabled endpoint. Two statements whatever the count, of one text each.
+ */
+export async function insertFirstEventsInBulk(trx: Knex.Transaction, events: readonly NewEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  const bindings = {
+    org: onlyWorkspaceOf(events),
+    events: JSON.stringify(events.map((e, n) => ({
+      n, id: e.id, type: e.type, scope: e.scope, actor_kind: e.actor.kind, actor_id: e.actor.id, object_id: e.objectId, data: e.data,
+    }))),
+  };
+  const { rows } = await trx.raw<{ rows: { endpoints: boolean }[] }>(BULK_EVENTS, bindings);
+  if (rows[0]!.endpoints) await trx.raw(BULK_DELIVERIES, bindings);
+}
+
+const BULK_EVENTS = `with recorded as (
+    insert into ${TABLES.events} (org_id, id, type, actor_kind, actor_id, object_id, data)
+    select :org, e.id, e.type, e.actor_kind, e.actor_id, e.object_id, e.data
+    from jsonb_to_recordset(:events::jsonb) as e(n int, id text, type text, actor_kind text, actor_id text, object_id text, data jsonb)
+    order by e.n
+  ) select ${ENDPOINTS_EXIST} as endpoints`;
+
+/** `deliveriesInsert`'s matching, for the events of a JSON array (each its object's first). */
+const BULK_DELIVERIES = `insert into webhook_deliveries (org_id, id, endpoint_id, event_id, event_seq, object_id)
+    select w.org_id, 'dlv_' || md5(e.id || ':' || w.id), w.id, e.id, ${FIRST_EVENT_SEQ}, e.object_id
+    from jsonb_to_recordset(:events::jsonb) as e(id text, type text, scope text, object_id text)
+    join webhook_endpoints w
+      on (w.events @> array[e.type] or w.events @> array['*']) and w.read_scopes @> array[e.scope]
+    where w.org_id = :org and w.enabled`;
 
 /** The statements' texts for `n` events, made once per count (a write records at most a few). */
 const TEXTS: { eventsAndEndpoints: string; deliveries: string; firstEventsCtes: string }[] = [];

@@ -15,6 +15,7 @@ export { startCounterFolding } from './counters';
 export { storeLeadJson, renderLeadJson } from './lead-json';
 export { updateLead, lockLead, deleteLead, unlinkClient } from './writes';
 export { newLead, createLead, insertLeads, type NewLead } from './create';
+export { createLeadsInBulk } from './import-batch';
 // What an upsert takes and answers: `Parameters<typeof upsertLead>[2]` and its result (upsert.ts's LeadUpsert, LeadUpserted).
 export { upsertLead, lockLeadByExternalId } from './upsert';
 export { updateContact } from './contact-changes';

@@ -22,7 +22,9 @@ import { LEAD_COLUMNS, leadsWithContacts, toLead, type Lead, type LeadFields, ty
 // - lead_json: the lead as the REST list sends it (lead-json.ts), after every other write.
 // lead_json and lead_calls go with a deleted lead (foreign keys, on delete cascade). There are no
 // triggers (migration 20261209120000 dropped them). `seed bulk` (bulk-seed.ts) writes the same
-// derived rows for its batches.
+// derived rows for its batches, and so does an import's batch (import-batch.ts: contacts, leads
+// with their search copies, lead_json, lead_counts, and its contact.created and lead.created
+// events with their webhook deliveries, a statement per table for the batch).
 
 /** What a change sets: the contact's person fields and the lead's own; absent means unchanged. */
 export interface LeadChange {

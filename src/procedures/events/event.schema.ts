@@ -36,7 +36,7 @@ const eventDataOutput = z
   .strictObject({
     object: resourceSnapshot(
       'The resource after the change, as the API answers it but with date-times as ISO 8601 text: a Lead (lead.*), Contact (contact.*), ' +
-        'Client (client.*), Task (task.*), Invoice (invoice.*) or webhook endpoint without its secret (webhook.disabled).',
+        'Client (client.*), Task (task.*), Invoice (invoice.*), webhook endpoint without its secret (webhook.disabled) or import job (import.*).',
       invoiceSnapshot,
     ),
     from: z

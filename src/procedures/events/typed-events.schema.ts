@@ -8,6 +8,7 @@ import { clientOutput, clientReferenceOutput } from '../clients/client.schema';
 import { taskOutput } from '../tasks/task.schema';
 import { invoiceOutput } from '../invoices/invoice.schema';
 import { endpointOutput } from '../webhooks/endpoint.schema';
+import { importOutput } from '../imports/import.schema';
 import { idOutput, timestampOutput } from '../shared/output-fields';
 import { actorOutput } from './event.schema';
 
@@ -86,6 +87,8 @@ export const typedEventSchemas = [
   }, 'An invoice was voided.'),
   typedEvent('invoice.deleted', invoice, 'A draft invoice was deleted: `object` is the invoice as it was.'),
   typedEvent('webhook.disabled', { object: endpointOutput }, 'The service disabled a webhook endpoint that kept failing (`object` has no secret); the actor is `system`.'),
+  typedEvent('import.completed', { object: importOutput }, 'An import job ended: every row processed (`object.rows` counts the created, updated and failed). The actor is the key that started it.'),
+  typedEvent('import.failed', { object: importOutput }, 'An import job failed as a whole (`object.failure` says why); the rows its committed batches wrote stay.'),
 ] as const;
 
 type Listed = (typeof typedEventSchemas)[number]['shape']['type']['value'];

@@ -29,4 +29,6 @@ export const eventDatePaths: Readonly<Record<string, readonly string[]>> = {
   'invoice.voided': ['createdAt', 'data.object.dueDate', 'data.object.sentAt', 'data.object.paidAt', 'data.object.voidedAt', 'data.object.createdAt', 'data.object.updatedAt'],
   'invoice.deleted': ['createdAt', 'data.object.dueDate', 'data.object.sentAt', 'data.object.paidAt', 'data.object.voidedAt', 'data.object.createdAt', 'data.object.updatedAt'],
   'webhook.disabled': ['createdAt', 'data.object.failingSince', 'data.object.createdAt', 'data.object.updatedAt'],
+  'import.completed': ['createdAt', 'data.object.createdAt', 'data.object.finishedAt'],
+  'import.failed': ['createdAt', 'data.object.createdAt', 'data.object.finishedAt'],
 };

@@ -991,6 +991,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/rpc/imports.getById": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One import job by id: its status and how many of its rows are processed, created, updated and failed.
+         * @description One import job by id: its status and how many of its rows are processed, created, updated and failed.
+         *
+         *     **Required scope:** `imports.read`
+         */
+        get: operations["imports.getById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/rpc/imports.getAll": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A page of the workspace's import jobs, newest first.
+         * @description A page of the workspace's import jobs, newest first.
+         *
+         *     **Required scope:** `imports.read`
+         */
+        get: operations["imports.getAll"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/rpc/imports.cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancels a queued or running import: the rows it has committed stay (rows.created says how many), the rest are not read. An import that has ended is answered as it is.
+         * @description Cancels a queued or running import: the rows it has committed stay (rows.created says how many), the rest are not read. An import that has ended is answered as it is.
+         *
+         *     **Required scope:** `imports.create`
+         */
+        post: operations["imports.cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/rpc/events.onEvent": {
         parameters: {
             query?: never;
@@ -1033,6 +1099,30 @@ export interface paths {
          *     **A subscription** (tRPC's `httpSubscriptionLink`): the answer is a `text/event-stream` that stays open. Authenticate with `Authorization: Bearer <key>`, or, where headers cannot be sent (a browser's EventSource), with `?token=` minted by `POST /api/v1/stream-tokens`. Errors found before the stream starts answer as any action's, with their status.
          */
         get: operations["dashboard.onLeadStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/rpc/imports.onProgress": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The import now, then again each time its counts or status move (at most about once a second), until it has ended.
+         * @description The import now, then again each time its counts or status move (at most about once a second), until it has ended.
+         *
+         *     **Required scope:** `imports.read`
+         *
+         *     **A subscription** (tRPC's `httpSubscriptionLink`): the answer is a `text/event-stream` that stays open. Authenticate with `Authorization: Bearer <key>`, or, where headers cannot be sent (a browser's EventSource), with `?token=` minted by `POST /api/v1/stream-tokens`. Errors found before the stream starts answer as any action's, with their status.
+         */
+        get: operations["imports.onProgress"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1128,6 +1218,73 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Starts an import job from a CSV or NDJSON file (plain REST)
+         * @description The file is the body, read as it streams (up to 100 MB). A file that cannot be read is a 400 naming the line; each row is then checked and written in the background as `leads.create` (or `leads.upsert`: `mode=upsert`, which also needs `leads.update`) would, and a row that fails is listed by `GET /api/v1/imports/{id}/errors`.
+         *     CSV: a header row naming the columns (name, phone, phones, email, emails, company, source, notes, status, nextCallAt, assignedToId, externalId); `phones` and `emails` hold several values separated by `;`. NDJSON: one `leads.create` input per line.
+         *
+         *     **Required scopes:** `imports.create`, `leads.create`
+         */
+        post: operations["createImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/imports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One import job (plain REST)
+         * @description As `imports.getById` answers it, timestamps as ISO 8601 strings.
+         *
+         *     **Required scope:** `imports.read`
+         */
+        get: operations["getImport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/imports/{id}/errors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An import's failed rows, as CSV
+         * @description One line per problem: `line,field,message,row` (the file's line where the row starts, the field, the message `leads.create` gives, the row as sent). Cells that a spreadsheet would run as a formula start with `'`.
+         *
+         *     **Required scope:** `imports.read`
+         */
+        get: operations["getImportErrors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/stream-tokens": {
         parameters: {
             query?: never;
@@ -1141,7 +1298,7 @@ export interface paths {
          * A token for a browser EventSource to open one subscription
          * @description EventSource cannot send an Authorization header: mint a token with the key and open the subscription with `?token=`. It lasts at most 5 minutes (a stream opened with it may run longer), opens only the subscription named, and reads only with that subscription's scopes.
          *
-         *     **Required scope:** the subscription's own (`events.read` for events.onEvent, `leads.read` for dashboard.onLeadStats).
+         *     **Required scope:** the subscription's own (`events.read` for events.onEvent, `leads.read` for dashboard.onLeadStats, `imports.read` for imports.onProgress).
          */
         post: operations["createStreamToken"];
         delete?: never;
@@ -1632,6 +1789,46 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "import.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * import.completed delivered to a webhook endpoint
+         * @description What an endpoint subscribed to `import.completed` receives: the event as events.getAll answers it, as plain JSON. Only endpoints whose owner holds `imports.read` receive it.
+         */
+        post: operations["webhook.import.completed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "import.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * import.failed delivered to a webhook endpoint
+         * @description What an endpoint subscribed to `import.failed` receives: the event as events.getAll answers it, as plain JSON. Only endpoints whose owner holds `imports.read` receive it.
+         */
+        post: operations["webhook.import.failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1981,7 +2178,7 @@ export interface components {
             createdAt: Date;
         };
         /** @description Something that changed in the workspace: `type` says what, and so what `data` holds. Date-times inside `data` are ISO 8601 text in every answer (the object as it was recorded; `meta` does not name them): the client package revives them. */
-        Event: components["schemas"]["LeadCreatedEvent"] | components["schemas"]["LeadUpdatedEvent"] | components["schemas"]["LeadStatusChangedEvent"] | components["schemas"]["LeadAssignedEvent"] | components["schemas"]["LeadCallLoggedEvent"] | components["schemas"]["LeadConvertedEvent"] | components["schemas"]["LeadDeletedEvent"] | components["schemas"]["ContactCreatedEvent"] | components["schemas"]["ContactUpdatedEvent"] | components["schemas"]["ContactDeletedEvent"] | components["schemas"]["ClientCreatedEvent"] | components["schemas"]["ClientUpdatedEvent"] | components["schemas"]["ClientDeletedEvent"] | components["schemas"]["TaskCreatedEvent"] | components["schemas"]["TaskUpdatedEvent"] | components["schemas"]["TaskCompletedEvent"] | components["schemas"]["TaskDeletedEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceUpdatedEvent"] | components["schemas"]["InvoiceSentEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceDeletedEvent"] | components["schemas"]["WebhookDisabledEvent"];
+        Event: components["schemas"]["LeadCreatedEvent"] | components["schemas"]["LeadUpdatedEvent"] | components["schemas"]["LeadStatusChangedEvent"] | components["schemas"]["LeadAssignedEvent"] | components["schemas"]["LeadCallLoggedEvent"] | components["schemas"]["LeadConvertedEvent"] | components["schemas"]["LeadDeletedEvent"] | components["schemas"]["ContactCreatedEvent"] | components["schemas"]["ContactUpdatedEvent"] | components["schemas"]["ContactDeletedEvent"] | components["schemas"]["ClientCreatedEvent"] | components["schemas"]["ClientUpdatedEvent"] | components["schemas"]["ClientDeletedEvent"] | components["schemas"]["TaskCreatedEvent"] | components["schemas"]["TaskUpdatedEvent"] | components["schemas"]["TaskCompletedEvent"] | components["schemas"]["TaskDeletedEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceUpdatedEvent"] | components["schemas"]["InvoiceSentEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceDeletedEvent"] | components["schemas"]["WebhookDisabledEvent"] | components["schemas"]["ImportCompletedEvent"] | components["schemas"]["ImportFailedEvent"];
         /** @description A lead was created (with its contact: a contact.created comes with it). */
         LeadCreatedEvent: {
             /** @example evt_3kTMd9VbX2qLr7NwY5pHcZ */
@@ -2859,6 +3056,74 @@ export interface components {
                 object: components["schemas"]["WebhookEndpoint"];
             };
         };
+        /** @description An import job ended: every row processed (`object.rows` counts the created, updated and failed). The actor is the key that started it. */
+        ImportCompletedEvent: {
+            /** @example evt_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "import.completed";
+            /**
+             * Format: date-time
+             * @example 2026-12-10T15:00:00.000Z
+             */
+            createdAt: Date;
+            /** @example org_3kTMd9VbX2qLr7NwY5pHcZ */
+            orgId: string;
+            /** @description Who caused the event. */
+            actor: {
+                /**
+                 * @example apiKey
+                 * @enum {string}
+                 */
+                kind: "apiKey" | "playgroundToken" | "system";
+                /**
+                 * @description The key's or token's id (never its secret), or the service's part, e.g. webhook-worker.
+                 * @example key_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                id: string;
+            };
+            /** @description The payload of import.completed. */
+            data: {
+                object: components["schemas"]["Import"];
+            };
+        };
+        /** @description An import job failed as a whole (`object.failure` says why); the rows its committed batches wrote stay. */
+        ImportFailedEvent: {
+            /** @example evt_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "import.failed";
+            /**
+             * Format: date-time
+             * @example 2026-12-10T15:00:00.000Z
+             */
+            createdAt: Date;
+            /** @example org_3kTMd9VbX2qLr7NwY5pHcZ */
+            orgId: string;
+            /** @description Who caused the event. */
+            actor: {
+                /**
+                 * @example apiKey
+                 * @enum {string}
+                 */
+                kind: "apiKey" | "playgroundToken" | "system";
+                /**
+                 * @description The key's or token's id (never its secret), or the service's part, e.g. webhook-worker.
+                 * @example key_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                id: string;
+            };
+            /** @description The payload of import.failed. */
+            data: {
+                object: components["schemas"]["Import"];
+            };
+        };
         /** @description A webhook endpoint, without its signing secret. */
         WebhookEndpoint: {
             /** @example wh_3kTMd9VbX2qLr7NwY5pHcZ */
@@ -2876,7 +3141,7 @@ export interface components {
              *       "invoice.paid"
              *     ]
              */
-            events: ("*" | "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "client.created" | "client.updated" | "client.deleted" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "webhook.disabled")[];
+            events: ("*" | "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "client.created" | "client.updated" | "client.deleted" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "webhook.disabled" | "import.completed" | "import.failed")[];
             /** @example true */
             enabled: boolean;
             /**
@@ -2910,7 +3175,7 @@ export interface components {
              * @example invoice.paid
              * @enum {string}
              */
-            eventType: "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "client.created" | "client.updated" | "client.deleted" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "webhook.disabled";
+            eventType: "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "client.created" | "client.updated" | "client.deleted" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "webhook.disabled" | "import.completed" | "import.failed";
             /**
              * @example pending
              * @enum {string}
@@ -2956,6 +3221,71 @@ export interface components {
              * @example {"error":"database unavailable"}
              */
             responseExcerpt: string | null;
+        };
+        /** @description An import job: a file of rows written as leads in the background. */
+        Import: {
+            /** @example imp_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+            /**
+             * @description queued until a worker takes it; running; then succeeded (rows may still have failed: see rows.failed), failed (the job itself, see failure) or cancelled (its committed rows stay).
+             * @example running
+             * @enum {string}
+             */
+            status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+            /**
+             * @example leads
+             * @enum {string}
+             */
+            resource: "leads";
+            /**
+             * @description create: every row a new lead; upsert: by externalId, create or change.
+             * @example create
+             * @enum {string}
+             */
+            mode: "create" | "upsert";
+            /**
+             * @description Rows validated and counted, nothing written.
+             * @example false
+             */
+            dryRun: boolean;
+            rows: {
+                /**
+                 * @description Rows in the file (a CSV header not counted).
+                 * @example 100000
+                 */
+                total: number;
+                /**
+                 * @description Rows done so far, written or failed.
+                 * @example 42000
+                 */
+                processed: number;
+                /**
+                 * @description Leads created (in a dry run: that would be).
+                 * @example 41950
+                 */
+                created: number;
+                /**
+                 * @description Leads changed by an upsert (in a dry run: that would be).
+                 * @example 0
+                 */
+                updated: number;
+                /**
+                 * @description Rows refused: GET /api/v1/imports/{id}/errors lists why.
+                 * @example 50
+                 */
+                failed: number;
+            };
+            /**
+             * @description Why a failed import failed; null otherwise.
+             * @example null
+             */
+            failure: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-26T09:30:00.000Z
+             */
+            createdAt: Date;
+            finishedAt: Date | null;
         };
         Pagination: {
             /**
@@ -3294,7 +3624,7 @@ export interface components {
              *       "invoice.paid"
              *     ]
              */
-            events: ("*" | "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "client.created" | "client.updated" | "client.deleted" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "webhook.disabled")[];
+            events: ("*" | "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "client.created" | "client.updated" | "client.deleted" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "webhook.disabled" | "import.completed" | "import.failed")[];
             /** @example true */
             enabled: boolean;
             /**
@@ -3340,7 +3670,7 @@ export interface components {
              *       "invoice.paid"
              *     ]
              */
-            events: ("*" | "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "client.created" | "client.updated" | "client.deleted" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "webhook.disabled")[];
+            events: ("*" | "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "client.created" | "client.updated" | "client.deleted" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "webhook.disabled" | "import.completed" | "import.failed")[];
             /** @example true */
             enabled: boolean;
             /**
@@ -3383,6 +3713,11 @@ export interface components {
             data: components["schemas"]["WebhookDelivery"][];
             pagination: components["schemas"]["Pagination"];
         };
+        /** @description A page of the workspace's import jobs, newest first. */
+        "imports.getAll.output": {
+            data: components["schemas"]["Import"][];
+            pagination: components["schemas"]["Pagination"];
+        };
         "leads.getAll.output": components["schemas"]["LeadPage"];
         "leads.getById.output": components["schemas"]["Lead"];
         "leads.create.output": components["schemas"]["Lead"];
@@ -3407,8 +3742,11 @@ export interface components {
         "orgMembers.getById.output": components["schemas"]["OrgMember"];
         "webhooks.getById.output": components["schemas"]["WebhookEndpoint"];
         "webhooks.update.output": components["schemas"]["WebhookEndpoint"];
+        "imports.getById.output": components["schemas"]["Import"];
+        "imports.cancel.output": components["schemas"]["Import"];
         "events.onEvent.output": components["schemas"]["Event"];
         "dashboard.onLeadStats.output": components["schemas"]["dashboard.getLeadStats.output"];
+        "imports.onProgress.output": components["schemas"]["Import"];
         /** @description A short-lived token that opens one subscription, for a browser EventSource. */
         StreamToken: {
             /**
@@ -3854,8 +4192,8 @@ export interface components {
          */
         "events.getAll.input": {
             /** @enum {string} */
-            type?: "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "client.created" | "client.updated" | "client.deleted" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "webhook.disabled";
-            types?: ("lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "client.created" | "client.updated" | "client.deleted" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "webhook.disabled")[];
+            type?: "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "client.created" | "client.updated" | "client.deleted" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "webhook.disabled" | "import.completed" | "import.failed";
+            types?: ("lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "client.created" | "client.updated" | "client.deleted" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "webhook.disabled" | "import.completed" | "import.failed")[];
             /**
              * Format: date-time
              * @example 2026-12-03T10:00:00Z
@@ -3893,7 +4231,7 @@ export interface components {
              *       "invoice.created"
              *     ]
              */
-            events: ("*" | "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "client.created" | "client.updated" | "client.deleted" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "webhook.disabled")[];
+            events: ("*" | "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "client.created" | "client.updated" | "client.deleted" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "webhook.disabled" | "import.completed" | "import.failed")[];
             description?: string | null;
         };
         "webhooks.update.input": {
@@ -3911,7 +4249,7 @@ export interface components {
              *       "invoice.created"
              *     ]
              */
-            events?: ("*" | "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "client.created" | "client.updated" | "client.deleted" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "webhook.disabled")[];
+            events?: ("*" | "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "client.created" | "client.updated" | "client.deleted" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "webhook.disabled" | "import.completed" | "import.failed")[];
             description?: string | null;
             enabled?: boolean;
             /**
@@ -3942,9 +4280,23 @@ export interface components {
             page: number;
             pageSize?: number;
         };
+        "imports.getById.input": {
+            /** @example imp_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+        };
+        /** @default {} */
+        "imports.getAll.input": {
+            /** @default 1 */
+            page: number;
+            pageSize?: number;
+        };
+        "imports.cancel.input": {
+            /** @example imp_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+        };
         /** @default {} */
         "events.onEvent.input": {
-            types?: ("lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "client.created" | "client.updated" | "client.deleted" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "webhook.disabled")[];
+            types?: ("lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "client.created" | "client.updated" | "client.deleted" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "webhook.disabled" | "import.completed" | "import.failed")[];
             lastEventId?: string | null;
         };
         /**
@@ -3967,6 +4319,10 @@ export interface components {
              * @example Europe/London
              */
             timeZone?: string;
+        };
+        "imports.onProgress.input": {
+            /** @example imp_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
         };
     };
     responses: never;
@@ -12141,6 +12497,505 @@ export interface operations {
             };
         };
     };
+    "imports.getById": {
+        parameters: {
+            query: {
+                /**
+                 * @description The input as JSON text `{"json": <input>}` (URL-encoded in the query).
+                 * @example {"json":{"id":"imp_3kTMd9VbX2qLr7NwY5pHcZ"}}
+                 */
+                input: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: the output in the envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "data": {
+                     *           "json": {
+                     *             "id": "imp_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *             "status": "running",
+                     *             "resource": "leads",
+                     *             "mode": "create",
+                     *             "dryRun": false,
+                     *             "rows": {
+                     *               "total": 100000,
+                     *               "processed": 42000,
+                     *               "created": 41950,
+                     *               "updated": 0,
+                     *               "failed": 50
+                     *             },
+                     *             "failure": null,
+                     *             "createdAt": "2026-11-26T09:30:00.000Z",
+                     *             "finishedAt": "2026-11-26T09:30:00.000Z"
+                     *           },
+                     *           "meta": {
+                     *             "values": {
+                     *               "createdAt": [
+                     *                 "Date"
+                     *               ],
+                     *               "finishedAt": [
+                     *                 "Date"
+                     *               ]
+                     *             },
+                     *             "v": 1
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: {
+                                /** @description The output of the procedure. */
+                                json: components["schemas"]["imports.getById.output"];
+                                meta?: components["schemas"]["SuperjsonMeta"];
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `BAD_REQUEST`: The input failed validation (`issues` names the fields), or the envelope is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or malformed Authorization header, or an invalid, expired or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `FORBIDDEN`: The workspace is not on the maximum tier, the endpoint is not exposed, or the key lacks the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `NOT_FOUND`: A referenced record does not exist in this workspace. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`: The key's requests per minute are used up, or its client address failed to authenticate too often; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /**
+                     * @description The quota (draft-ietf-httpapi-ratelimit-headers): `"key";q=<requests>;w=60` per API key or playground token (by tier: FREE 60, PRO 600, BUSINESS 1200 a minute), or `"auth";q=<failures>;w=60` for failed authentications from one client address.
+                     * @example "key";q=1200;w=60
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description What remains: `r` requests of the quota, `t` seconds until it resets.
+                     * @example "key";r=0;t=30
+                     */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR`: Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The database cannot be reached; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+        };
+    };
+    "imports.getAll": {
+        parameters: {
+            query?: {
+                /**
+                 * @description The input as JSON text `{"json": <input>}` (URL-encoded in the query); may be left out.
+                 * @example {"json":{}}
+                 */
+                input?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: the output in the envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "data": {
+                     *           "json": {
+                     *             "data": [
+                     *               {
+                     *                 "id": "imp_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *                 "status": "running",
+                     *                 "resource": "leads",
+                     *                 "mode": "create",
+                     *                 "dryRun": false,
+                     *                 "rows": {
+                     *                   "total": 100000,
+                     *                   "processed": 42000,
+                     *                   "created": 41950,
+                     *                   "updated": 0,
+                     *                   "failed": 50
+                     *                 },
+                     *                 "failure": null,
+                     *                 "createdAt": "2026-11-26T09:30:00.000Z",
+                     *                 "finishedAt": "2026-11-26T09:30:00.000Z"
+                     *               }
+                     *             ],
+                     *             "pagination": {
+                     *               "page": 1,
+                     *               "pageSize": 20,
+                     *               "total": 42,
+                     *               "totalPages": 3,
+                     *               "hasNextPage": true,
+                     *               "hasPrevPage": false
+                     *             }
+                     *           },
+                     *           "meta": {
+                     *             "values": {
+                     *               "data.0.createdAt": [
+                     *                 "Date"
+                     *               ],
+                     *               "data.0.finishedAt": [
+                     *                 "Date"
+                     *               ]
+                     *             },
+                     *             "v": 1
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: {
+                                /** @description The output of the procedure. */
+                                json: components["schemas"]["imports.getAll.output"];
+                                meta?: components["schemas"]["SuperjsonMeta"];
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `BAD_REQUEST`: The input failed validation (`issues` names the fields), or the envelope is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or malformed Authorization header, or an invalid, expired or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `FORBIDDEN`: The workspace is not on the maximum tier, the endpoint is not exposed, or the key lacks the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `NOT_FOUND`: A referenced record does not exist in this workspace. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`: The key's requests per minute are used up, or its client address failed to authenticate too often; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /**
+                     * @description The quota (draft-ietf-httpapi-ratelimit-headers): `"key";q=<requests>;w=60` per API key or playground token (by tier: FREE 60, PRO 600, BUSINESS 1200 a minute), or `"auth";q=<failures>;w=60` for failed authentications from one client address.
+                     * @example "key";q=1200;w=60
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description What remains: `r` requests of the quota, `t` seconds until it resets.
+                     * @example "key";r=0;t=30
+                     */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR`: Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The database cannot be reached; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+        };
+    };
+    "imports.cancel": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same body within 24 hours replays the first answer (status and body, with `Idempotent-Replayed: true`) without acting again; with another body or procedure it is a 422; while the first call with the key is still running, a 409. Keys belong to the API key that sent them. Validation failures (400) and server errors are not kept.
+                 * @example 6f1c2c1e-8f7a-4d0e-9f55-2b1f3a9c7d10
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "json": {
+                 *         "id": "imp_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    json: components["schemas"]["imports.cancel.input"];
+                    meta?: components["schemas"]["SuperjsonMeta"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: the output in the envelope. */
+            200: {
+                headers: {
+                    /** @description `true` when this answer is the stored answer to an earlier call with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "data": {
+                     *           "json": {
+                     *             "id": "imp_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *             "status": "running",
+                     *             "resource": "leads",
+                     *             "mode": "create",
+                     *             "dryRun": false,
+                     *             "rows": {
+                     *               "total": 100000,
+                     *               "processed": 42000,
+                     *               "created": 41950,
+                     *               "updated": 0,
+                     *               "failed": 50
+                     *             },
+                     *             "failure": null,
+                     *             "createdAt": "2026-11-26T09:30:00.000Z",
+                     *             "finishedAt": "2026-11-26T09:30:00.000Z"
+                     *           },
+                     *           "meta": {
+                     *             "values": {
+                     *               "createdAt": [
+                     *                 "Date"
+                     *               ],
+                     *               "finishedAt": [
+                     *                 "Date"
+                     *               ]
+                     *             },
+                     *             "v": 1
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: {
+                                /** @description The output of the procedure. */
+                                json: components["schemas"]["imports.cancel.output"];
+                                meta?: components["schemas"]["SuperjsonMeta"];
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `BAD_REQUEST`: The input failed validation (`issues` names the fields), or the envelope is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or malformed Authorization header, or an invalid, expired or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `FORBIDDEN`: The workspace is not on the maximum tier, the endpoint is not exposed, or the key lacks the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `NOT_FOUND`: A referenced record does not exist in this workspace. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `CONFLICT`: The record is not in a state that allows the change, or a call with the same `Idempotency-Key` is still in progress (retry). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as `Content-Type: application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNPROCESSABLE_CONTENT`: The `Idempotency-Key` was already used for another request (another body or procedure). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`: The key's requests per minute are used up, or its client address failed to authenticate too often; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /**
+                     * @description The quota (draft-ietf-httpapi-ratelimit-headers): `"key";q=<requests>;w=60` per API key or playground token (by tier: FREE 60, PRO 600, BUSINESS 1200 a minute), or `"auth";q=<failures>;w=60` for failed authentications from one client address.
+                     * @example "key";q=1200;w=60
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description What remains: `r` requests of the quota, `t` seconds until it resets.
+                     * @example "key";r=0;t=30
+                     */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR`: Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The database cannot be reached; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+        };
+    };
     "events.onEvent": {
         parameters: {
             query?: {
@@ -12278,6 +13133,127 @@ export interface operations {
                  * @example {"json":{}}
                  */
                 input?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream (`Cache-Control: no-cache, no-transform`, `X-Accel-Buffering: no`): it stays open until the client leaves, the server ends it or the service restarts (reconnect then). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": {
+                        /** @constant */
+                        event: "connected";
+                        data: string;
+                    } | {
+                        data: string;
+                    } | {
+                        /** @constant */
+                        event: "ping";
+                        /** @constant */
+                        data: "";
+                    } | {
+                        /** @constant */
+                        event: "return";
+                        /** @constant */
+                        data: "";
+                    } | {
+                        /** @constant */
+                        event: "serialized-error";
+                        data: string;
+                    };
+                };
+            };
+            /** @description `BAD_REQUEST`: The input failed validation (`issues` names the fields), or the envelope is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or malformed Authorization header, or an invalid, expired or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `FORBIDDEN`: The workspace is not on the maximum tier, the endpoint is not exposed, or the key lacks the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `NOT_FOUND`: A referenced record does not exist in this workspace. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`: The key's requests per minute are used up, or its client address failed to authenticate too often; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /**
+                     * @description The quota (draft-ietf-httpapi-ratelimit-headers): `"key";q=<requests>;w=60` per API key or playground token (by tier: FREE 60, PRO 600, BUSINESS 1200 a minute), or `"auth";q=<failures>;w=60` for failed authentications from one client address.
+                     * @example "key";q=1200;w=60
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description What remains: `r` requests of the quota, `t` seconds until it resets.
+                     * @example "key";r=0;t=30
+                     */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR`: Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The database cannot be reached; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+        };
+    };
+    "imports.onProgress": {
+        parameters: {
+            query: {
+                /**
+                 * @description The input as JSON text `{"json": <input>}` (URL-encoded in the query).
+                 * @example {"json":{"id":"imp_3kTMd9VbX2qLr7NwY5pHcZ"}}
+                 */
+                input: string;
             };
             header?: never;
             path?: never;
@@ -13504,6 +14480,364 @@ export interface operations {
             };
         };
     };
+    createImport: {
+        parameters: {
+            query: {
+                /** @description What the rows are. */
+                resource: "leads";
+                /** @description create: a new lead per row; upsert: by `externalId`, create or change. */
+                mode?: "create" | "upsert";
+                /** @description Check and count every row, write nothing. */
+                dryRun?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/csv": string;
+                "application/x-ndjson": string;
+            };
+        };
+        responses: {
+            /** @description Accepted: the import, queued. */
+            202: {
+                headers: {
+                    /** @description The import's URL, `/api/v1/imports/{id}`. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "imp_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *       "status": "running",
+                     *       "resource": "leads",
+                     *       "mode": "create",
+                     *       "dryRun": false,
+                     *       "rows": {
+                     *         "total": 100000,
+                     *         "processed": 42000,
+                     *         "created": 41950,
+                     *         "updated": 0,
+                     *         "failed": 50
+                     *       },
+                     *       "failure": null,
+                     *       "createdAt": "2026-11-26T09:30:00.000Z",
+                     *       "finishedAt": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Import"];
+                };
+            };
+            /** @description `BAD_REQUEST`: The file cannot be read (the message names the line), or the query is wrong (`issues`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or malformed Authorization header, or an invalid, expired or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `FORBIDDEN`: The workspace is not on the maximum tier, the endpoint is not exposed, or the key lacks the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The file is over 100 MB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not `text/csv` or `application/x-ndjson` in UTF-8, or is compressed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`: The key is over its rate limit, or the workspace has as many imports waiting as it may (`Retry-After`). */
+            429: {
+                headers: {
+                    /**
+                     * @description The quota (draft-ietf-httpapi-ratelimit-headers): `"key";q=<requests>;w=60` per API key or playground token (by tier: FREE 60, PRO 600, BUSINESS 1200 a minute), or `"auth";q=<failures>;w=60` for failed authentications from one client address.
+                     * @example "key";q=1200;w=60
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description What remains: `r` requests of the quota, `t` seconds until it resets.
+                     * @example "key";r=0;t=30
+                     */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR`: Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The database cannot be reached; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+        };
+    };
+    getImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The import's id.
+                 * @example imp_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The import. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "imp_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *       "status": "running",
+                     *       "resource": "leads",
+                     *       "mode": "create",
+                     *       "dryRun": false,
+                     *       "rows": {
+                     *         "total": 100000,
+                     *         "processed": 42000,
+                     *         "created": 41950,
+                     *         "updated": 0,
+                     *         "failed": 50
+                     *       },
+                     *       "failure": null,
+                     *       "createdAt": "2026-11-26T09:30:00.000Z",
+                     *       "finishedAt": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Import"];
+                };
+            };
+            /** @description `BAD_REQUEST`: The input failed validation (`issues` names the fields), or the envelope is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or malformed Authorization header, or an invalid, expired or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `FORBIDDEN`: The workspace is not on the maximum tier, the endpoint is not exposed, or the key lacks the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `NOT_FOUND`: No import with this id in the workspace. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`: The key's requests per minute are used up, or its client address failed to authenticate too often; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /**
+                     * @description The quota (draft-ietf-httpapi-ratelimit-headers): `"key";q=<requests>;w=60` per API key or playground token (by tier: FREE 60, PRO 600, BUSINESS 1200 a minute), or `"auth";q=<failures>;w=60` for failed authentications from one client address.
+                     * @example "key";q=1200;w=60
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description What remains: `r` requests of the quota, `t` seconds until it resets.
+                     * @example "key";r=0;t=30
+                     */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR`: Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The database cannot be reached; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+        };
+    };
+    getImportErrors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The import's id.
+                 * @example imp_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The failed rows. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description `BAD_REQUEST`: The input failed validation (`issues` names the fields), or the envelope is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or malformed Authorization header, or an invalid, expired or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `FORBIDDEN`: The workspace is not on the maximum tier, the endpoint is not exposed, or the key lacks the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `NOT_FOUND`: No import with this id in the workspace. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`: The key's requests per minute are used up, or its client address failed to authenticate too often; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /**
+                     * @description The quota (draft-ietf-httpapi-ratelimit-headers): `"key";q=<requests>;w=60` per API key or playground token (by tier: FREE 60, PRO 600, BUSINESS 1200 a minute), or `"auth";q=<failures>;w=60` for failed authentications from one client address.
+                     * @example "key";q=1200;w=60
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description What remains: `r` requests of the quota, `t` seconds until it resets.
+                     * @example "key";r=0;t=30
+                     */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR`: Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The database cannot be reached; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+        };
+    };
     createStreamToken: {
         parameters: {
             query?: never;
@@ -13523,7 +14857,7 @@ export interface operations {
                      * @description The subscription to open.
                      * @enum {string}
                      */
-                    procedure: "events.onEvent" | "dashboard.onLeadStats";
+                    procedure: "events.onEvent" | "dashboard.onLeadStats" | "imports.onProgress";
                 };
             };
         };
@@ -15514,6 +16848,158 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["WebhookDisabledEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the delivery timeout (5 s by default) counts as delivered. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: retried with exponential backoff and jitter for about a day. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.import.completed": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the endpoint's secret>`, one `v1` per valid secret during a rotation. Check it on the raw body and refuse a `t` older than 5 minutes (the client package's `constructWebhookEvent` does both).
+                 * @example t=1795500000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Workspace-Signature": string;
+                /**
+                 * @description The event's id: delivery is at least once, so skip an id already handled.
+                 * @example evt_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                "Workspace-Event-Id": string;
+                /**
+                 * @description The event's `type`.
+                 * @example invoice.paid
+                 */
+                "Workspace-Event-Type": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "type": "import.completed",
+                 *       "createdAt": "2026-12-10T15:00:00.000Z",
+                 *       "orgId": "org_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "actor": {
+                 *         "kind": "apiKey",
+                 *         "id": "key_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *       },
+                 *       "data": {
+                 *         "object": {
+                 *           "id": "imp_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "status": "running",
+                 *           "resource": "leads",
+                 *           "mode": "create",
+                 *           "dryRun": false,
+                 *           "rows": {
+                 *             "total": 100000,
+                 *             "processed": 42000,
+                 *             "created": 41950,
+                 *             "updated": 0,
+                 *             "failed": 50
+                 *           },
+                 *           "failure": null,
+                 *           "createdAt": "2026-11-26T09:30:00.000Z",
+                 *           "finishedAt": "2026-11-26T09:30:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ImportCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the delivery timeout (5 s by default) counts as delivered. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: retried with exponential backoff and jitter for about a day. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.import.failed": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the endpoint's secret>`, one `v1` per valid secret during a rotation. Check it on the raw body and refuse a `t` older than 5 minutes (the client package's `constructWebhookEvent` does both).
+                 * @example t=1795500000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Workspace-Signature": string;
+                /**
+                 * @description The event's id: delivery is at least once, so skip an id already handled.
+                 * @example evt_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                "Workspace-Event-Id": string;
+                /**
+                 * @description The event's `type`.
+                 * @example invoice.paid
+                 */
+                "Workspace-Event-Type": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "type": "import.failed",
+                 *       "createdAt": "2026-12-10T15:00:00.000Z",
+                 *       "orgId": "org_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "actor": {
+                 *         "kind": "apiKey",
+                 *         "id": "key_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *       },
+                 *       "data": {
+                 *         "object": {
+                 *           "id": "imp_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "status": "running",
+                 *           "resource": "leads",
+                 *           "mode": "create",
+                 *           "dryRun": false,
+                 *           "rows": {
+                 *             "total": 100000,
+                 *             "processed": 42000,
+                 *             "created": 41950,
+                 *             "updated": 0,
+                 *             "failed": 50
+                 *           },
+                 *           "failure": null,
+                 *           "createdAt": "2026-11-26T09:30:00.000Z",
+                 *           "finishedAt": "2026-11-26T09:30:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ImportFailedEvent"];
             };
         };
         responses: {

@@ -47,6 +47,9 @@ export const procedureMethods = {
   'webhooks.rotateSecret': 'POST',
   'webhooks.delete': 'POST',
   'webhooks.getDeliveries': 'GET',
+  'imports.getById': 'GET',
+  'imports.getAll': 'GET',
+  'imports.cancel': 'POST',
 } as const;
 
 /** The procedures whose input may be left out entirely. */
@@ -59,4 +62,5 @@ export type ProcedureWithOptionalInput =
   | 'orgMembers.getAll'
   | 'dashboard.getLeadStats'
   | 'events.getAll'
-  | 'webhooks.getAll';
+  | 'webhooks.getAll'
+  | 'imports.getAll';

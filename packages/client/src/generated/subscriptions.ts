@@ -4,4 +4,5 @@
 export const subscriptions = {
   'events.onEvent': { tracked: true, optionalInput: true },
   'dashboard.onLeadStats': { tracked: false, optionalInput: true },
+  'imports.onProgress': { tracked: false, optionalInput: false },
 } as const;
