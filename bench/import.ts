@@ -58,12 +58,15 @@ async function writeCsv(name: string, memberId: string, limit: { rows?: number; 
   mkdirSync(TMP, { recursive: true });
   const path = resolve(TMP, name);
   const out = createWriteStream(path);
-  out.write(`${COLUMNS.join(',')}\n`);
+  const header = `${COLUMNS.join(',')}\n`;
+  out.write(header);
   let written = 0;
-  let bytes = 0;
-  while ((limit.rows === undefined || written < limit.rows) && (limit.bytes === undefined || bytes < limit.bytes)) {
+  let bytes = header.length;
+  while (limit.rows === undefined || written < limit.rows) {
     const r = row(written, memberId);
     const line = `${COLUMNS.map((c) => r[c]).join(',')}\n`;
+    // Up to the limit, never past it: the upload refuses a byte more (413).
+    if (limit.bytes !== undefined && bytes + line.length > limit.bytes) break;
     bytes += line.length;
     written++;
     if (!out.write(line)) await once(out, 'drain');
