@@ -4,6 +4,7 @@ import { assertMaximumTier, type Principal } from '../../auth/principal';
 import * as leads from '../../db/leads';
 import type { PageForms } from '../../db/leads';
 import { leadsRestList } from '../../procedures/leads/rest-list';
+import { leadsExport, type OpenedExport } from '../../procedures/leads/export';
 import { sendJson } from '../send-json';
 import { runProcedure, type DispatchDeps, type ProcedureCall } from '../../rpc/dispatch';
 import type { AnyProcedure } from '../../rpc/registry';
@@ -13,6 +14,7 @@ import { readRawBody } from '../read-raw-body';
 import { ifMatchHolds, isNotModified, leadEtag } from './lead-etag';
 import { bodyBytesOf, readRestBody } from './rest-body';
 import { LEADS_PATH, restFormat, sendRestAnswer } from './rest-answers';
+import { EXPORT_COST, sendExport } from './export-answer';
 
 type LeadRoutesDeps = DispatchDeps & { rateLimiter?: RateLimiter };
 
@@ -67,6 +69,13 @@ export function leadRoutes(deps: LeadRoutesDeps, bodyLimit: string): Router {
     const principal = await authenticateRestCall(deps, req, res);
     const { output } = await runProcedure(deps, { procedure: leadsRestList, rawInput: req.query, principal });
     sendJson(res, 200, output as PageForms['json']);
+  });
+
+  // Before `/:id`: `export` is no lead's id (ids are `lead_...`), but the router matches in order.
+  router.get(`${LEADS_PATH}/export`, async (req, res) => {
+    const principal = await authenticateRestCall(deps, req, res, EXPORT_COST);
+    const { output } = await runProcedure(deps, { procedure: leadsExport, rawInput: req.query, principal });
+    await sendExport(req, res, output as OpenedExport);
   });
 
   router.post(LEADS_PATH, readRawBody(bodyLimit), async (req, res) => {
