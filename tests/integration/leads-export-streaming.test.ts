@@ -103,7 +103,7 @@ describe('GET /api/v1/leads/export while the workspace changes', () => {
     expect(exported.size).toBe(LEADS);
     expect(exported).toEqual(atStart);
     expect(await until(async () => (await exportBackend(ws.org.id)) === undefined && poolInUse() === 0, 5000)).toBe(true);
-  });
+  }, 120_000);
 });
 
 describe('GET /api/v1/leads/export and its reader', () => {
@@ -114,7 +114,7 @@ describe('GET /api/v1/leads/export and its reader', () => {
     await seedLongLeads(ws.org.id, 'slow', LEADS);
     key = ws.key;
     orgId = ws.org.id;
-  });
+  }, 60_000);
 
   it('waits for a reader that stops reading: PostgreSQL blocks writing and the service sends nothing more, then completes when it reads again', async () => {
     const socket = await stalledExport(key);
