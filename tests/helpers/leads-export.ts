@@ -1,6 +1,9 @@
 import request from 'supertest';
 import type { Express } from 'express';
 import type { JsonLead } from './leads-rest';
+import type { Db } from '../../src/db/knex';
+import * as leads from '../../src/db/leads';
+import type { NewLead } from '../../src/db/leads';
 
 /** The export's body as text, whatever its media type (superagent parses neither CSV nor NDJSON). */
 function asText(res: NodeJS.ReadableStream & { setEncoding(encoding: string): void }, done: (err: Error | null, body: string) => void): void {
@@ -78,4 +81,28 @@ export function csvRecords(text: string): Record<string, string>[] {
   const [header, ...rows] = parseCsv(text);
   if (!header) return [];
   return rows.map(({ cells }) => Object.fromEntries(header.cells.map((name, i) => [name, cells[i]!])));
+}
+
+/** `count` leads with long notes, through the leads' data module (stored JSON, counters). */
+export async function seedLongLeads(db: Db, orgId: string, tag: string, count: number): Promise<void> {
+  await db.raw(
+    `insert into contacts (org_id, id, name, phones) select ?, 'con_' || ? || g, 'Person ' || g, array['+4420' || lpad(g::text, 8, '0')]
+     from generate_series(1, ?) g`,
+    [orgId, tag, count],
+  );
+  const notes = 'n'.repeat(10_000);
+  const batch: NewLead[] = Array.from({ length: count }, (_, i) => ({
+    id: `lead_${tag}${i + 1}`, contactId: `con_${tag}${i + 1}`, status: 'NOT_CONTACTED', source: null, notes: `${notes} ${i}`,
+    nextCallAt: null, assignedToId: null, clientId: null, createdAt: new Date(Date.now() - i * 1000),
+  }));
+  await db.transaction((trx) => leads.insertLeads(trx, orgId, batch));
+}
+
+/** The workspace's export statement as pg_stat_activity shows it (COPY's text names the workspace). */
+export async function exportBackend(db: Db, orgId: string): Promise<{ pid: number; state: string; wait_event: string | null } | undefined> {
+  const { rows } = await db.raw(
+    `select pid, state, wait_event from pg_stat_activity where query like 'copy (select%' and query like ?`,
+    [`%${orgId}%`],
+  );
+  return rows[0];
 }

@@ -4,9 +4,9 @@ import { createTestContext } from '../helpers/test-app';
 import { createWorkspace } from '../helpers/factories';
 import { createLeadRest, deleteLeadRest, patchLeadRest } from '../helpers/leads-rest';
 import { portOf } from '../helpers/raw-socket';
+import { exportBackend, seedLongLeads } from '../helpers/leads-export';
 import { sleep, until } from '../helpers/poll';
 import * as leads from '../../src/db/leads';
-import type { NewLead } from '../../src/db/leads';
 
 // An export's stream under real HTTP: its snapshot while others write, a reader that stops
 // reading (PostgreSQL waits to write, nothing piles up in the service), and one that goes away
@@ -28,30 +28,6 @@ afterAll(async () => {
 
 const LEADS = 4000;
 
-/** `count` leads with long notes, through the leads' data module (stored JSON, counters). */
-async function seedLongLeads(orgId: string, tag: string, count: number): Promise<void> {
-  await ctx.db.raw(
-    `insert into contacts (org_id, id, name, phones) select ?, 'con_' || ? || g, 'Person ' || g, array['+4420' || lpad(g::text, 8, '0')]
-     from generate_series(1, ?) g`,
-    [orgId, tag, count],
-  );
-  const notes = 'n'.repeat(10_000);
-  const batch: NewLead[] = Array.from({ length: count }, (_, i) => ({
-    id: `lead_${tag}${i + 1}`, contactId: `con_${tag}${i + 1}`, status: 'NOT_CONTACTED', source: null, notes: `${notes} ${i}`,
-    nextCallAt: null, assignedToId: null, clientId: null, createdAt: new Date(Date.now() - i * 1000),
-  }));
-  await ctx.db.transaction((trx) => leads.insertLeads(trx, orgId, batch));
-}
-
-/** The workspace's export statement as pg_stat_activity shows it (COPY's text names the workspace). */
-async function exportBackend(orgId: string): Promise<{ pid: number; state: string; wait_event: string | null } | undefined> {
-  const { rows } = await ctx.db.raw(
-    `select pid, state, wait_event from pg_stat_activity where query like 'copy (select%' and query like ?`,
-    [`%${orgId}%`],
-  );
-  return rows[0];
-}
-
 const poolInUse = () => (ctx.db.client as { pool: { numUsed(): number } }).pool.numUsed();
 
 /** Opens a raw connection, asks for the export without compression, and stops reading once the first bytes are in. */
@@ -71,7 +47,7 @@ async function stalledExport(key: string): Promise<Socket> {
 describe('GET /api/v1/leads/export while the workspace changes', () => {
   it('answers exactly the leads that existed when it started, each once with its values then, whatever is written meanwhile', async () => {
     const ws = await createWorkspace(ctx.db);
-    await seedLongLeads(ws.org.id, 'snap', LEADS);
+    await seedLongLeads(ctx.db, ws.org.id, 'snap', LEADS);
     const atStart = new Map((await leads.renderLeadJson(ctx.db, ws.org.id)).map(({ lead_id, json }) => [lead_id, json]));
 
     const body = await new Promise<{ res: IncomingMessage; chunks: Buffer[]; done: Promise<void> }>((resolve, reject) => {
@@ -87,7 +63,7 @@ describe('GET /api/v1/leads/export while the workspace changes', () => {
     });
     expect(body.res.statusCode).toBe(200);
     // The export is under way and waits for its reader: PostgreSQL is blocked writing to the service.
-    expect(await until(async () => (await exportBackend(ws.org.id))?.wait_event === 'ClientWrite', 10_000)).toBe(true);
+    expect(await until(async () => (await exportBackend(ctx.db, ws.org.id))?.wait_event === 'ClientWrite', 10_000)).toBe(true);
 
     const ids = [...atStart.keys()];
     for (const id of ids.slice(0, 20)) expect((await patchLeadRest(ctx.app, ws.key, id, { notes: 'changed', status: 'CONTACTED' })).status).toBe(200);
@@ -102,7 +78,7 @@ describe('GET /api/v1/leads/export while the workspace changes', () => {
     const exported = new Map(lines.map((line) => [(JSON.parse(line) as { id: string }).id, line]));
     expect(exported.size).toBe(LEADS);
     expect(exported).toEqual(atStart);
-    expect(await until(async () => (await exportBackend(ws.org.id)) === undefined && poolInUse() === 0, 5000)).toBe(true);
+    expect(await until(async () => (await exportBackend(ctx.db, ws.org.id)) === undefined && poolInUse() === 0, 5000)).toBe(true);
   }, 120_000);
 });
 
@@ -111,19 +87,19 @@ describe('GET /api/v1/leads/export and its reader', () => {
   let orgId: string;
   beforeAll(async () => {
     const ws = await createWorkspace(ctx.db);
-    await seedLongLeads(ws.org.id, 'slow', LEADS);
+    await seedLongLeads(ctx.db, ws.org.id, 'slow', LEADS);
     key = ws.key;
     orgId = ws.org.id;
   }, 60_000);
 
   it('waits for a reader that stops reading: PostgreSQL blocks writing and the service sends nothing more, then completes when it reads again', async () => {
     const socket = await stalledExport(key);
-    expect(await until(async () => (await exportBackend(orgId))?.wait_event === 'ClientWrite', 10_000)).toBe(true);
+    expect(await until(async () => (await exportBackend(ctx.db, orgId))?.wait_event === 'ClientWrite', 10_000)).toBe(true);
     const serverSocket = serverSockets.at(-1)!;
     const written = serverSocket.bytesWritten;
     await sleep(500);
     expect(serverSocket.bytesWritten).toBe(written);
-    expect(await exportBackend(orgId)).toMatchObject({ state: 'active', wait_event: 'ClientWrite' });
+    expect(await exportBackend(ctx.db, orgId)).toMatchObject({ state: 'active', wait_event: 'ClientWrite' });
     // Far less than the export is sent: the rest waits in PostgreSQL, not in the service.
     expect(written).toBeLessThan(LEADS * 10_000 / 2);
 
@@ -134,18 +110,18 @@ describe('GET /api/v1/leads/export and its reader', () => {
     await closed;
     // The chunked body's last chunk: the export ended whole.
     expect(last.toString('latin1').endsWith('0\r\n\r\n')).toBe(true);
-    expect(await until(async () => (await exportBackend(orgId)) === undefined && poolInUse() === 0, 5000)).toBe(true);
+    expect(await until(async () => (await exportBackend(ctx.db, orgId)) === undefined && poolInUse() === 0, 5000)).toBe(true);
   });
 
   it('ends the statement and gives its connection back when the reader goes away mid-export', async () => {
     const socket = await stalledExport(key);
-    const backend = await until(async () => (await exportBackend(orgId))?.wait_event === 'ClientWrite', 10_000);
+    const backend = await until(async () => (await exportBackend(ctx.db, orgId))?.wait_event === 'ClientWrite', 10_000);
     expect(backend).toBe(true);
     expect(poolInUse()).toBe(1);
 
     socket.destroy();
 
-    expect(await until(async () => (await exportBackend(orgId)) === undefined, 10_000)).toBe(true);
+    expect(await until(async () => (await exportBackend(ctx.db, orgId)) === undefined, 10_000)).toBe(true);
     expect(await until(() => poolInUse() === 0, 5000)).toBe(true);
     // The pool still serves: the closed connection was dropped, not handed out again.
     const res = await fetch(`http://127.0.0.1:${portOf(server)}/api/v1/leads?pageSize=1`, { headers: { Authorization: `Bearer ${key}` } });

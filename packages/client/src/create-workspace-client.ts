@@ -19,6 +19,7 @@ import {
   type LeadUpdateOptions,
   type LeadWithEtag,
 } from './leads-rest.js';
+import { exportLeads, type LeadsExportOptions } from './leads-export.js';
 import { callProcedure } from './rpc.js';
 import type { FetchLike, RequestOptions, Transport } from './transport.js';
 
@@ -48,6 +49,12 @@ export interface LeadsRestClient {
   list(filters?: LeadsListFilters, options?: RequestOptions): Promise<LeadsPage>;
   /** Every matching lead, walking the pages (`for await (const lead of client.leads.listAll())`). */
   listAll(filters?: LeadsWalkFilters, options?: RequestOptions): AsyncIterable<Lead>;
+  /**
+   * Every matching lead from one snapshot, streamed (`GET /api/v1/leads/export` as NDJSON):
+   * `for await (const lead of client.leads.export({ filters: { status: 'QUALIFIED' } }))`.
+   * Complete and consistent where `listAll`'s pages are not; one request.
+   */
+  export(options?: LeadsExportOptions): AsyncIterable<Lead>;
   rest: LeadsItemRestClient;
 }
 
@@ -106,6 +113,7 @@ export function createWorkspaceClient(options: WorkspaceClientOptions): Workspac
   const rest: LeadsRestClient = {
     list: (filters, callOptions) => listLeads(t, filters, callOptions),
     listAll: (filters, callOptions) => walkLeads(t, filters, callOptions),
+    export: ({ filters, ...callOptions } = {}) => exportLeads(t, filters, callOptions),
     rest: {
       create: (input, callOptions) => createLead(t, input, callOptions),
       get: (id, callOptions) => getLead(t, id, callOptions),

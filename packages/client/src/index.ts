@@ -11,6 +11,7 @@ export {
   type WorkspaceClientOptions,
 } from './create-workspace-client.js';
 export { WorkspaceApiError, type ApiFieldIssue, type WorkspaceApiErrorFields } from './workspace-api-error.js';
+export type { LeadsExportFilters, LeadsExportOptions } from './leads-export.js';
 export type { Lead, LeadCreateInput, LeadsListFilters, LeadsPage, LeadsWalkFilters, LeadUpdateInput, LeadUpdateOptions, LeadWithEtag } from './leads-rest.js';
 export type { ProcedureCall, ProcedureInput, ProcedureName, ProcedureOutput, SubscriptionInput, SubscriptionName, SubscriptionValue } from './procedures.js';
 export { procedureMethods, type ProcedureWithOptionalInput } from './generated/procedure-methods.js';

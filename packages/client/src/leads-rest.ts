@@ -102,7 +102,7 @@ function leadAnswer(answer: RawAnswer, expected: number, path: string): LeadWith
 }
 
 /** The REST error body: `{"error":{"code","message","issues"?}}`. */
-function restError(answer: RawAnswer, path: string): WorkspaceApiError {
+export function restError(answer: RawAnswer, path: string): WorkspaceApiError {
   const error = field(answer.body, 'error');
   const code = field(error, 'code');
   if (typeof code !== 'string') return unexpectedAnswer(answer, path);
@@ -117,7 +117,7 @@ function restError(answer: RawAnswer, path: string): WorkspaceApiError {
 }
 
 /** REST is plain JSON: a lead's three timestamps arrive as ISO strings. */
-function reviveLead(raw: Record<string, unknown>): Lead {
+export function reviveLead(raw: Record<string, unknown>): Lead {
   return {
     ...raw,
     nextCallAt: raw.nextCallAt == null ? null : new Date(raw.nextCallAt as string),
