@@ -1,6 +1,8 @@
 import { get, type IncomingMessage, type Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { createTestContext } from '../helpers/test-app';
+import { createTestContext, testDatabaseUrl } from '../helpers/test-app';
+import { createDb } from '../../src/db/knex';
+import { EXPORTS_AT_ONCE } from '../../src/http/leads-rest/export-answer';
 import { createWorkspace } from '../helpers/factories';
 import { createLeadRest, deleteLeadRest, patchLeadRest } from '../helpers/leads-rest';
 import { portOf } from '../helpers/raw-socket';
@@ -27,8 +29,6 @@ afterAll(async () => {
 });
 
 const LEADS = 4000;
-
-const poolInUse = () => (ctx.db.client as { pool: { numUsed(): number } }).pool.numUsed();
 
 /** Opens a raw connection, asks for the export without compression, and stops reading once the first bytes are in. */
 async function stalledExport(key: string): Promise<Socket> {
@@ -78,7 +78,7 @@ describe('GET /api/v1/leads/export while the workspace changes', () => {
     const exported = new Map(lines.map((line) => [(JSON.parse(line) as { id: string }).id, line]));
     expect(exported.size).toBe(LEADS);
     expect(exported).toEqual(atStart);
-    expect(await until(async () => (await exportBackend(ctx.db, ws.org.id)) === undefined && poolInUse() === 0, 5000)).toBe(true);
+    expect(await until(async () => (await exportBackend(ctx.db, ws.org.id)) === undefined, 5000)).toBe(true);
   }, 120_000);
 });
 
@@ -110,22 +110,70 @@ describe('GET /api/v1/leads/export and its reader', () => {
     await closed;
     // The chunked body's last chunk: the export ended whole.
     expect(last.toString('latin1').endsWith('0\r\n\r\n')).toBe(true);
-    expect(await until(async () => (await exportBackend(ctx.db, orgId)) === undefined && poolInUse() === 0, 5000)).toBe(true);
+    expect(await until(async () => (await exportBackend(ctx.db, orgId)) === undefined, 5000)).toBe(true);
   });
 
   it('ends the statement and gives its connection back when the reader goes away mid-export', async () => {
     const socket = await stalledExport(key);
-    const backend = await until(async () => (await exportBackend(ctx.db, orgId))?.wait_event === 'ClientWrite', 10_000);
-    expect(backend).toBe(true);
-    expect(poolInUse()).toBe(1);
+    expect(await until(async () => (await exportBackend(ctx.db, orgId))?.wait_event === 'ClientWrite', 10_000)).toBe(true);
 
     socket.destroy();
 
+    // Its backend is gone, not left idle (its last statement would still show): transaction and connection ended.
     expect(await until(async () => (await exportBackend(ctx.db, orgId)) === undefined, 10_000)).toBe(true);
-    expect(await until(() => poolInUse() === 0, 5000)).toBe(true);
-    // The pool still serves: the closed connection was dropped, not handed out again.
-    const res = await fetch(`http://127.0.0.1:${portOf(server)}/api/v1/leads?pageSize=1`, { headers: { Authorization: `Bearer ${key}` } });
+    const res = await fetch(`http://127.0.0.1:${portOf(server)}/api/v1/leads/export?format=ndjson`, { headers: { Authorization: `Bearer ${key}` } });
     expect(res.status).toBe(200);
+    expect((await res.text()).split('\n')).toHaveLength(LEADS + 1);
   });
+
+  it(`answers 429 to an export beyond ${EXPORTS_AT_ONCE} running at once, and serves it again once one ends`, async () => {
+    const stalled: Socket[] = [];
+    for (let i = 0; i < EXPORTS_AT_ONCE; i++) stalled.push(await stalledExport(key));
+
+    const refused = await fetch(`http://127.0.0.1:${portOf(server)}/api/v1/leads/export`, { headers: { Authorization: `Bearer ${key}` } });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('5');
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('TOO_MANY_REQUESTS');
+
+    stalled.pop()!.destroy();
+    expect(await until(async () => {
+      const res = await fetch(`http://127.0.0.1:${portOf(server)}/api/v1/leads/export?status=LOST`, { headers: { Authorization: `Bearer ${key}` } });
+      await res.text();
+      return res.status === 200;
+    }, 10_000)).toBe(true);
+    for (const socket of stalled) socket.destroy();
+    expect(await until(async () => (await exportBackend(ctx.db, orgId)) === undefined, 10_000)).toBe(true);
+  });
+});
+
+describe('GET /api/v1/leads/export on a pool with a statement timeout', () => {
+  // The service's pools give up on an answer after DB_STATEMENT_TIMEOUT_MS; an export is one statement that lasts as long as its reader.
+  const timed = createTestContext({ db: createDb({ url: testDatabaseUrl(), poolMax: 5, statementTimeoutMs: 200, namedStatements: true, onWarning: () => undefined }) });
+  let timedServer: Server;
+  beforeAll(async () => {
+    timedServer = timed.app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => timedServer.once('listening', resolve));
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => timedServer.close(resolve));
+    await timed.close();
+  });
+
+  it('completes an export whose reader holds it far longer than the pool\'s timeout', async () => {
+    const ws = await createWorkspace(ctx.db);
+    await seedLongLeads(ctx.db, ws.org.id, 'timed', LEADS);
+
+    const text = await new Promise<string>((resolve, reject) => {
+      get({ port: portOf(timedServer), host: '127.0.0.1', path: '/api/v1/leads/export?format=ndjson', headers: { Authorization: `Bearer ${ws.key}` } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+        res.pause();
+        setTimeout(() => res.resume(), 1500);
+      }).on('error', reject);
+    });
+
+    expect(text.slice(0, -1).split('\n')).toHaveLength(LEADS);
+  }, 60_000);
 });
 

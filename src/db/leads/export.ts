@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type pg from 'pg';
+import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { withLiterals, type Db, type PoolClient } from '../knex';
 import { leadsWithContacts } from './shape';
@@ -88,7 +88,7 @@ export function exportCopyStatement(db: Db, orgId: string, filters: LeadListFilt
 export interface LeadExport {
   /** What COPY writes, as it comes: a slow reader slows PostgreSQL (the socket is paused). */
   bytes: Readable;
-  /** After the last byte: ends the transaction and gives the connection back. */
+  /** After the last byte: ends the transaction and closes its connection. */
   finish(): Promise<void>;
   /** The reader went away or the stream failed: cancels the statement and closes its connection. */
   abort(): Promise<void>;
@@ -98,40 +98,49 @@ export interface LeadExport {
 const BEGIN = 'begin isolation level repeatable read, read only; set local statement_timeout = 0; select pg_backend_pid() as pid';
 
 /**
- * Starts an export on a pooled connection of its own and answers once COPY has sent its first
- * bytes or ended, so a failing statement is still an error the caller can answer with.
+ * Starts an export and answers once COPY has sent its first bytes or ended, so a failing
+ * statement is still an error the caller can answer with. It runs on a connection of its own,
+ * opened with the pool's settings but no read timeout: the pool's connections give up on an
+ * answer after DB_STATEMENT_TIMEOUT_MS (pg's query_timeout, which would also end an export that
+ * lasts longer), and an export held by a slow reader for minutes would take one of them from the
+ * requests for that long. The caller bounds how many run at once.
  */
 export async function openExport(db: Db, orgId: string, filters: LeadListFilters, format: ExportFormat): Promise<LeadExport> {
   const text = exportCopyStatement(db, orgId, filters, format);
-  const client = db.client as unknown as PoolClient;
-  const connection = await client.acquireConnection();
+  const { query_timeout: _poolReadTimeout, ...settings } = (db.client as unknown as { connectionSettings: pg.ClientConfig }).connectionSettings;
+  const client = new pg.Client(settings);
+  // Its failures reach the export's stream; a socket error after the end must not go unheard.
+  client.on('error', () => undefined);
+  await client.connect();
   let pid: number | undefined;
   let ended = false;
-  const release = async () => {
-    if (ended) return;
-    ended = true;
-    await client.releaseConnection(connection);
-  };
   const abort = async () => {
     if (ended) return;
+    ended = true;
     // A statement still computing stops at the cancel; one blocked writing to us stops when the
-    // socket closes (PostgreSQL defers a cancel while it writes). The pool drops the connection
-    // at its next acquire (knex.ts `isIdle`), and PostgreSQL rolls the transaction back.
+    // socket closes (PostgreSQL defers a cancel while it writes). Either way PostgreSQL rolls
+    // the transaction back and the backend ends.
     if (pid !== undefined) await db.raw('select pg_cancel_backend(?)', [pid]).catch(() => undefined);
-    connection.connection.stream.destroy();
-    await release();
+    client.connection.stream.destroy();
   };
   try {
-    const results = (await connection.query(BEGIN)) as unknown as pg.QueryResult<{ pid: number }>[];
+    const results = (await client.query(BEGIN)) as unknown as pg.QueryResult<{ pid: number }>[];
     pid = results[2]!.rows[0]!.pid;
-    client.emit('query', { method: 'raw', sql: text, bindings: [] });
-    const bytes = connection.query(copyTo(text));
+    (db.client as unknown as PoolClient).emit('query', { method: 'raw', sql: text, bindings: [] });
+    const bytes = client.query(copyTo(text));
+    bytes.on('error', () => undefined);
     await started(bytes);
     return {
       bytes,
       finish: async () => {
-        await connection.query('commit');
-        await release();
+        if (ended) return;
+        try {
+          await client.query('commit');
+          ended = true;
+          await client.end();
+        } catch {
+          await abort();
+        }
       },
       abort,
     };
@@ -145,11 +154,11 @@ export async function openExport(db: Db, orgId: string, filters: LeadListFilters
 function started(bytes: Readable): Promise<void> {
   return new Promise((resolve, reject) => {
     const settle = (err?: Error) => {
-      bytes.off('readable', onReady).off('end', onReady).off('error', settle);
+      bytes.off('readable', onReady).off('error', settle);
       if (err) reject(err);
       else resolve();
     };
     const onReady = () => settle();
-    bytes.once('readable', onReady).once('end', onReady).once('error', settle);
+    bytes.once('readable', onReady).once('error', settle);
   });
 }

@@ -6,6 +6,12 @@ import type { OpenedExport } from '../../procedures/leads/export';
 /** How many requests an export counts as against its key's budget: one expensive call. */
 export const EXPORT_COST = 10;
 
+/**
+ * Exports this process runs at once: each holds a database connection of its own (outside the
+ * pool) for as long as its reader takes. One more is answered 429.
+ */
+export const EXPORTS_AT_ONCE = 4;
+
 /** A reader that takes nothing for this long is gone: its export is ended (the socket closed). */
 const STALLED_READER_MS = 60_000;
 

@@ -14,7 +14,7 @@ import { readRawBody } from '../read-raw-body';
 import { ifMatchHolds, isNotModified, leadEtag } from './lead-etag';
 import { bodyBytesOf, readRestBody } from './rest-body';
 import { LEADS_PATH, restFormat, sendRestAnswer } from './rest-answers';
-import { EXPORT_COST, sendExport } from './export-answer';
+import { EXPORT_COST, EXPORTS_AT_ONCE, sendExport } from './export-answer';
 
 type LeadRoutesDeps = DispatchDeps & { rateLimiter?: RateLimiter };
 
@@ -25,8 +25,8 @@ const NOT_IN_PATCH: Record<string, string> = {
 };
 
 /**
- * `GET|POST /api/v1/leads` and `GET|PATCH|DELETE /api/v1/leads/{id}`: plain-REST faces of the list
- * (`leadsRestList`, the page as stored JSON), `leads.create`, `leads.getById`, `leads.update` and
+ * `GET|POST /api/v1/leads`, `GET /api/v1/leads/export` and `GET|PATCH|DELETE /api/v1/leads/{id}`:
+ * plain-REST faces of the list (`leadsRestList`, the page as stored JSON), its export (`leadsExport`), `leads.create`, `leads.getById`, `leads.update` and
  * `leads.delete`, run by the dispatcher's runProcedure so the scope, the node guard, the field
  * rules, messages, idempotency and output checks are the action endpoints'. The same
  * maximum-tier rule too: an action is the same whichever door it comes through (only the REST
@@ -72,10 +72,19 @@ export function leadRoutes(deps: LeadRoutesDeps, bodyLimit: string): Router {
   });
 
   // Before `/:id`: `export` is no lead's id (ids are `lead_...`), but the router matches in order.
+  let exportsRunning = 0;
   router.get(`${LEADS_PATH}/export`, async (req, res) => {
     const principal = await authenticateRestCall(deps, req, res, EXPORT_COST);
-    const { output } = await runProcedure(deps, { procedure: leadsExport, rawInput: req.query, principal });
-    await sendExport(req, res, output as OpenedExport);
+    if (exportsRunning >= EXPORTS_AT_ONCE) {
+      throw new AppError('TOO_MANY_REQUESTS', `${EXPORTS_AT_ONCE} exports are running on this instance: retry in a few seconds`, { headers: { 'Retry-After': '5' } });
+    }
+    exportsRunning++;
+    try {
+      const { output } = await runProcedure(deps, { procedure: leadsExport, rawInput: req.query, principal });
+      await sendExport(req, res, output as OpenedExport);
+    } finally {
+      exportsRunning--;
+    }
   });
 
   router.post(LEADS_PATH, readRawBody(bodyLimit), async (req, res) => {
