@@ -4,11 +4,12 @@ import { orgCreate, orgList, orgShow } from './org-commands';
 import { memberCreate, memberList, memberToken } from './member-commands';
 import { keyCreate, keyList, keyRevoke } from './key-commands';
 import { seedDemoCommand, seedBulkCommand } from './seed-commands';
+import { exportCommand } from './export-command';
 
 export { UsageError, type CliIo } from './command';
 
 /** Every command by its words, in the order the usage lists them. */
 export const COMMANDS: Record<string, AnyCommand> = Object.fromEntries(
-  [migrate, orgCreate, orgList, orgShow, memberCreate, memberList, memberToken, keyCreate, keyList, keyRevoke, seedDemoCommand, seedBulkCommand, indexesRebuild, cacheFlush]
+  [migrate, orgCreate, orgList, orgShow, memberCreate, memberList, memberToken, keyCreate, keyList, keyRevoke, seedDemoCommand, seedBulkCommand, exportCommand, indexesRebuild, cacheFlush]
     .map((command) => [command.name, command]),
 );
