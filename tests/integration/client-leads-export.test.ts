@@ -72,11 +72,11 @@ describe('api.leads.export', () => {
     let seen = 0;
     for await (const _ of clientFor(ws.key).leads.export()) {
       seen++;
-      if (seen === 1) expect(await until(async () => (await exportBackend(ctx.db, ws.org.id))?.wait_event === 'ClientWrite', 10_000)).toBe(true);
+      if (seen === 1) expect(await until(async () => (await exportBackend(ctx.db, ws.org.id))?.wait_event === 'ClientWrite', 30_000)).toBe(true);
       break;
     }
 
     expect(seen).toBe(1);
-    expect(await until(async () => (await exportBackend(ctx.db, ws.org.id)) === undefined, 10_000)).toBe(true);
-  }, 60_000);
+    expect(await until(async () => (await exportBackend(ctx.db, ws.org.id)) === undefined, 30_000)).toBe(true);
+  }, 120_000);
 });
