@@ -32,7 +32,7 @@ const typed = (field: string, sql: string): CsvColumn => ({ field, sql, typed: t
 const made = (field: string, sql: string): CsvColumn => ({ field, sql, typed: false });
 
 /** The Lead's fields in the order its JSON has them (render_lead_json); lists joined with `;`. */
-export const CSV_COLUMNS: readonly CsvColumn[] = [
+const CSV_COLUMNS: readonly CsvColumn[] = [
   made('id', 'l.id'),
   typed('name', 'c.name'),
   typed('phones', "array_to_string(c.phones, ';')"),
@@ -70,7 +70,7 @@ const COPY_OPTIONS: Record<ExportFormat, string> = {
 };
 
 /** The export's SELECT, in the list's order, with its values written in (COPY takes no parameters). */
-export function exportStatement(db: Db, orgId: string, filters: LeadListFilters, format: ExportFormat): string {
+function exportStatement(db: Db, orgId: string, filters: LeadListFilters, format: ExportFormat): string {
   const query = format === 'ndjson'
     ? applyFilters(leadsWithJson(db, orgId), orgId, filters).select('d.json')
     : applyFilters(leadsWithContacts(db, orgId), orgId, filters)
