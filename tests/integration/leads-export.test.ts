@@ -300,6 +300,17 @@ describe('GET /api/v1/leads/export authentication, scope and tier', () => {
   });
 });
 
+describe('HEAD /api/v1/leads/export', () => {
+  it('answers the export\'s headers without a body', async () => {
+    const ws = await createWorkspace(ctx.db);
+    await createLead(ctx.db, ws.org.id);
+    const res = await request(ctx.app).head('/api/v1/leads/export?format=ndjson').set('Authorization', `Bearer ${ws.key}`);
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('application/x-ndjson');
+    expect(res.text ?? '').toBe('');
+  });
+});
+
 describe('GET /api/v1/leads/export rate limit', () => {
   const limited = createTestContext({ rateLimiter: memoryLimiter({ perKey: 25 }) });
   afterAll(() => limited.close());

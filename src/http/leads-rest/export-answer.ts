@@ -32,6 +32,12 @@ export async function sendExport(req: Request, res: Response, opened: OpenedExpo
   res.setHeader('Cache-Control', 'no-store');
   res.setHeader('Vary', 'Accept-Encoding');
   if (gzip) res.setHeader('Content-Encoding', 'gzip');
+  if (req.method === 'HEAD') {
+    // Node sends no body to a HEAD: the export is ended rather than read through for nothing.
+    res.end();
+    await opened.abort();
+    return;
+  }
   res.socket?.setTimeout(STALLED_READER_MS, () => res.destroy());
   try {
     // The fastest level: an export is large and read once; level 6 cost several times COPY's own time.
