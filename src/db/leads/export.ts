@@ -109,7 +109,7 @@ export async function openExport(db: Db, orgId: string, filters: LeadListFilters
   const text = exportCopyStatement(db, orgId, filters, format);
   const { query_timeout: _poolReadTimeout, ...settings } = (db.client as unknown as { connectionSettings: pg.ClientConfig }).connectionSettings;
   const client = new pg.Client(settings);
-  // Its failures reach the export's stream; a socket error after the end must not go unheard.
+  // Its failures reach the export's stream; without a listener, a socket error after the end would crash the process.
   client.on('error', () => undefined);
   await client.connect();
   let pid: number | undefined;
