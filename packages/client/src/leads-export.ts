@@ -67,7 +67,8 @@ async function* ndjsonLines(body: ByteStream): AsyncGenerator<string, void, unde
     buffer += decoder.decode();
     if (buffer !== '') throw new SyntaxError('The export ended in the middle of a line: it was cut short');
   } finally {
-    await reader.cancel().catch(() => undefined);
+    // Not awaited: the caller's abort (exportLeads) ends the request at once, whatever the fetch's cancel waits for.
+    reader.cancel().catch(() => undefined);
   }
 }
 
