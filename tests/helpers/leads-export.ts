@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import type { Express } from 'express';
 import type { JsonLead } from './leads-rest';
@@ -83,16 +84,18 @@ export function csvRecords(text: string): Record<string, string>[] {
   return rows.map(({ cells }) => Object.fromEntries(header.cells.map((name, i) => [name, cells[i]!])));
 }
 
-/** `count` leads with long notes, through the leads' data module (stored JSON, counters). */
+/**
+ * `count` leads with 10 KB of random notes each (gzip cannot shrink an export of them below every
+ * buffer on the way), through the leads' data module (stored JSON, counters).
+ */
 export async function seedLongLeads(db: Db, orgId: string, tag: string, count: number): Promise<void> {
   await db.raw(
     `insert into contacts (org_id, id, name, phones) select ?, 'con_' || ? || g, 'Person ' || g, array['+4420' || lpad(g::text, 8, '0')]
      from generate_series(1, ?) g`,
     [orgId, tag, count],
   );
-  const notes = 'n'.repeat(10_000);
   const batch: NewLead[] = Array.from({ length: count }, (_, i) => ({
-    id: `lead_${tag}${i + 1}`, contactId: `con_${tag}${i + 1}`, status: 'NOT_CONTACTED', source: null, notes: `${notes} ${i}`,
+    id: `lead_${tag}${i + 1}`, contactId: `con_${tag}${i + 1}`, status: 'NOT_CONTACTED', source: null, notes: randomBytes(7500).toString('base64'),
     nextCallAt: null, assignedToId: null, clientId: null, createdAt: new Date(Date.now() - i * 1000),
   }));
   await db.transaction((trx) => leads.insertLeads(trx, orgId, batch));
