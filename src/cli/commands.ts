@@ -5,11 +5,12 @@ import { memberCreate, memberList, memberToken } from './member-commands';
 import { keyCreate, keyList, keyRevoke } from './key-commands';
 import { seedDemoCommand, seedBulkCommand } from './seed-commands';
 import { importCommand } from './import-command';
+import { exportCommand } from './export-command';
 
 export { UsageError, type CliIo } from './command';
 
 /** Every command by its words, in the order the usage lists them. */
 export const COMMANDS: Record<string, AnyCommand> = Object.fromEntries(
-  [migrate, orgCreate, orgList, orgShow, memberCreate, memberList, memberToken, keyCreate, keyList, keyRevoke, importCommand, seedDemoCommand, seedBulkCommand, indexesRebuild, cacheFlush]
+  [migrate, orgCreate, orgList, orgShow, memberCreate, memberList, memberToken, keyCreate, keyList, keyRevoke, importCommand, exportCommand, seedDemoCommand, seedBulkCommand, indexesRebuild, cacheFlush]
     .map((command) => [command.name, command]),
 );

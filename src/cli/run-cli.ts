@@ -17,7 +17,9 @@ export async function runCli(argv: string[], io: CliIo & { env: NodeJS.ProcessEn
     const embeddedRole = 'tool';
     database = await connectDatabase({ url: config.DATABASE_URL, embeddedDir: config.EMBEDDED_DB_DIR, embeddedRole, poolMax: 2, migrate: command !== COMMANDS.migrate });
     const result = await command.run(database.db, args, { config, io });
-    io.out.write(values.json ? `${JSON.stringify(result)}\n` : `${command.describe(result)}\n`);
+    const text = values.json ? JSON.stringify(result) : command.describe(result);
+    // A command whose output is its data (an export to stdout) describes nothing more.
+    if (text !== '') io.out.write(`${text}\n`);
     return 0;
   } catch (err) {
     if (err instanceof UsageError) {

@@ -65,8 +65,11 @@ export async function longStatementRows<Row>(db: Db, query: Knex.QueryBuilder | 
   }
 }
 
-/** `sql` (the driver's `$n` form) with each placeholder replaced by its value as a literal. */
-function withLiterals(sql: string, bindings: readonly unknown[]): string {
+/**
+ * `sql` (the driver's `$n` form) with each placeholder replaced by its value as a literal: for a
+ * simple query, which takes no parameters (a long statement here, an export's COPY).
+ */
+export function withLiterals(sql: string, bindings: readonly unknown[]): string {
   let seen = 0;
   const text = sql.replace(/\$(\d+)/g, (_, n: string) => {
     seen++;

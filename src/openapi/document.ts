@@ -26,7 +26,7 @@ const DESCRIPTION = `The workspace's data and actions over HTTP.
 - **Action endpoints** \`${RPC_PATH_PREFIX}/<router>.<procedure>\`: reads are GET with the input in the \`input\` query parameter, writes are POST with a JSON body; both wrap the input as \`{"json": <input>}\` and answer \`{"result":{"data":{"json": <output>, "meta"?: ...}}}\` (the tRPC wire format with the superjson transformer, so Dates round-trip).
 - **Subscriptions** such as \`${RPC_PATH_PREFIX}/events.onEvent\`: GET with the input as a read's, answered as a \`text/event-stream\` that stays open (tRPC's \`httpSubscriptionLink\`); \`events.onEvent\` resumes after \`Last-Event-ID\` with no event missed.
 - **Webhooks**: each event type, as an endpoint subscribed to it receives it (\`webhooks\` below): the same typed \`Event\` that events.getAll answers.
-- **REST leads** \`/api/v1/leads\`, \`/api/v1/leads/{id}\` and \`/api/v1/leads/external/{externalId}\`: plain JSON, no envelope, timestamps as ISO 8601 strings.
+- **REST leads** \`/api/v1/leads\`, \`/api/v1/leads/{id}\` and \`/api/v1/leads/external/{externalId}\`: plain JSON, no envelope, timestamps as ISO 8601 strings; \`/api/v1/leads/export\` streams every matching lead from one snapshot as CSV or NDJSON.
 - **Authentication**: \`Authorization: Bearer <API key or playground token>\`; never cookies. Each operation names the scope it requires. Action endpoints also require the workspace to be on the maximum tier.
 - **Dates**: in an answer's \`json\` a Date is an ISO 8601 string, and \`meta.values\` lists its path as \`["Date"]\` so a superjson client revives it; a plain-JSON caller reads the string and may ignore \`meta\`. Inputs take Dates the same way, or as ISO 8601 strings with a time zone.`;
 

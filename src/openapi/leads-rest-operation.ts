@@ -1,5 +1,5 @@
 import { externalIdField, idOf } from '../procedures/shared/fields';
-import { leadsGetAllInput } from '../procedures/leads/lead-list.schema';
+import { leadsExportQuery, leadsGetAllInput } from '../procedures/leads/lead-list.schema';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../procedures/shared/pagination.schema';
 import { inputJsonSchema, type JsonSchema } from './json-schema';
 import { ref } from './envelopes';
@@ -18,6 +18,7 @@ const DESCRIPTIONS: Record<string, string> = {
   page: '1-indexed page (not together with `cursor`).',
   cursor: 'The `pagination.nextCursor` of the previous page: walks the list in its order, each lead once (not together with `page`).',
   pageSize: `Items per page, 1 to ${MAX_PAGE_SIZE}; larger values are clamped to ${MAX_PAGE_SIZE}.`,
+  format: '`csv` (the default) or `ndjson`.',
 };
 
 /**
@@ -30,6 +31,47 @@ function queryParameters(): JsonSchema[] {
     const described = name === 'pageSize' ? { ...schema, default: DEFAULT_PAGE_SIZE } : schema;
     return { name, in: 'query', required: false, description: DESCRIPTIONS[name], schema: described };
   });
+}
+
+/** The export's query parameters: the list's filters and `format`, from the route's own schema. */
+function exportParameters(): JsonSchema[] {
+  const properties = (inputJsonSchema(leadsExportQuery).properties ?? {}) as Record<string, JsonSchema>;
+  return Object.entries(properties).map(([name, schema]) => ({ name, in: 'query', required: false, description: DESCRIPTIONS[name], schema }));
+}
+
+/** `GET /api/v1/leads/export`: a file, streamed, in one of two media types. */
+export function leadsExportOperation(): Record<string, unknown> {
+  const file = { type: 'string', description: 'The whole export, streamed.' };
+  return {
+    operationId: 'exportLeads',
+    summary: "Every lead the filters match, as CSV or NDJSON, from one snapshot",
+    description: [
+      "The list's filters and order, without pages: every matching lead once, as the workspace stood when the export started (writes made while it streams are not in it), so its row count is the list's `pagination.total` at that moment.",
+      '`format=ndjson`: one Lead a line, exactly as `GET /api/v1/leads` writes each item. `format=csv` (the default): a header row of the Lead\'s field names, then one row per lead; `phones` and `emails` joined with `;`, nulls as empty cells, timestamps in ISO 8601. A cell a person typed that begins with `=`, `+`, `-`, `@`, a tab or a carriage return is written quoted after a single quote (`\'+442079460000`), so a spreadsheet shows it as text (OWASP).',
+      'Gzipped when `Accept-Encoding` accepts gzip. A reader that goes away ends the export; one that reads nothing for 60 s is cut off. Counts as 10 requests against the key\'s rate limit; at most 4 exports run at once per instance (429 beyond).',
+      '',
+      '**Required scope:** `leads.read`',
+    ].join('\n'),
+    tags: ['leads'],
+    security: [{ bearerAuth: ['leads.read'] }],
+    'x-required-scope': 'leads.read',
+    parameters: exportParameters(),
+    responses: {
+      '200': {
+        description: 'The export, streamed (chunked).',
+        headers: {
+          'Content-Disposition': { description: 'attachment; filename="leads-YYYY-MM-DD.csv" (or .ndjson)', schema: { type: 'string' } },
+          'Content-Encoding': { description: '`gzip` when the request accepted it.', schema: { type: 'string', enum: ['gzip'] } },
+          Vary: { description: 'Accept-Encoding', schema: { type: 'string' } },
+        },
+        content: {
+          'text/csv': { schema: file, example: 'id,name,phones,...\nlead_...,"Ada Lovelace","\'+442079460018",...\n' },
+          'application/x-ndjson': { schema: file, example: '{"id":"lead_...","name":"Ada Lovelace",...}\n' },
+        },
+      },
+      ...restListErrorResponses(),
+    },
+  };
 }
 
 export function leadsRestOperation(): Record<string, unknown> {
@@ -210,6 +252,7 @@ export function leadsRestPathItems(): Record<string, Record<string, unknown>> {
   };
   return {
     '/api/v1/leads': { get: leadsRestOperation(), post: createLead },
+    '/api/v1/leads/export': { get: leadsExportOperation() },
     '/api/v1/leads/{id}': { get: getLead, patch: updateLead, delete: deleteLead },
     '/api/v1/leads/external/{externalId}': { put: upsertLead },
   };

@@ -37,10 +37,10 @@ export function createMemoryWindowStore(now: () => number = Date.now): WindowSto
   const attemptsOf = (window: Window, at: number): AttemptCount => ({ failed: window.failed, pending: window.pending, resetMs: window.endsAt - at });
 
   return {
-    async hit(key, windowMs): Promise<WindowCount> {
+    async hit(key, windowMs, cost = 1): Promise<WindowCount> {
       const at = now();
       const window = openWindow(key, at, windowMs);
-      window.count += 1;
+      window.count += cost;
       return { count: window.count, resetMs: window.endsAt - at };
     },
     async take(key, limit, windowMs): Promise<TakenAttempt> {

@@ -29,7 +29,8 @@ export interface CallLimits {
 }
 
 export interface RateLimiter {
-  forCall(clientAddress: string | undefined, setFields: (fields: Record<string, string>) => void): CallLimits;
+  /** `cost`: how many requests the call counts as against its key's budget (1 unless given; an export is one expensive call). */
+  forCall(clientAddress: string | undefined, setFields: (fields: Record<string, string>) => void, cost?: number): CallLimits;
   /** Counts one request against another budget (`key`) in the same store, shared as the limits are; undefined when it fails open. */
   hit(key: string, windowMs: number): Promise<WindowCount | undefined>;
   close(): Promise<void>;
@@ -54,7 +55,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   const authPolicy: Policy = { name: 'auth', quota: failedAuthLimit, windowSeconds: WINDOW_SECONDS };
 
   return {
-    forCall(clientAddress, setFields) {
+    forCall(clientAddress, setFields, cost = 1) {
       // Not `auth:`, the string counter of earlier versions: a hash under that name would clash with it in Redis.
       const addressKey = `auth-attempts:${addressBucketOf(clientAddress)}`;
       return {
@@ -95,7 +96,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
         },
         async consume(principal) {
           const policy: Policy = { name: 'key', quota: keyLimits[principal.org.tier], windowSeconds: WINDOW_SECONDS };
-          const window = await failOpen.run(() => store.hit(`key:${principal.kind}:${principal.id}`, windowMs));
+          const window = await failOpen.run(() => store.hit(`key:${principal.kind}:${principal.id}`, windowMs, cost));
           if (!window) return;
           setFields(rateLimitFields(policy, window));
           if (window.count <= policy.quota) return;

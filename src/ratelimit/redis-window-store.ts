@@ -5,7 +5,7 @@ import type { WindowStore } from './window-store';
 // One script per check, so instances sharing the Redis count atomically; Redis's own TTL ends
 // each window, so instance clocks do not matter. A key left without a TTL gets one again.
 const HIT = `
-local count = redis.call('INCR', KEYS[1])
+local count = redis.call('INCRBY', KEYS[1], ARGV[2])
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then
   redis.call('PEXPIRE', KEYS[1], ARGV[1])
@@ -45,7 +45,7 @@ end
 return {failed, pending, redis.call('PTTL', KEYS[1])}`;
 
 interface WindowCommands {
-  rateLimitHit(key: string, windowMs: number): Promise<[number, number]>;
+  rateLimitHit(key: string, windowMs: number, cost: number): Promise<[number, number]>;
   rateLimitTake(key: string, limit: number, windowMs: number, newWindowId: string): Promise<[0 | 1, number, number, number, string]>;
   rateLimitSettle(key: string, windowId: string, failed: '0' | '1'): Promise<[number, number, number]>;
 }
@@ -89,8 +89,8 @@ export function createRedisWindowStore(options: RedisWindowStoreOptions): RedisW
   let opened = 0;
 
   return {
-    async hit(key, windowMs) {
-      const [count, ttl] = await redis.rateLimitHit(key, windowMs);
+    async hit(key, windowMs, cost = 1) {
+      const [count, ttl] = await redis.rateLimitHit(key, windowMs, cost);
       return { count, resetMs: Math.max(0, ttl) };
     },
     async take(key, limit, windowMs) {

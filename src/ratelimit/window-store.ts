@@ -29,8 +29,8 @@ export interface TakenAttempt {
  * Each method is one atomic step, so concurrent callers cannot both pass a check meant for one.
  */
 export interface WindowStore {
-  /** Counts one request against `key` and answers the count including it. */
-  hit(key: string, windowMs: number): Promise<WindowCount>;
+  /** Counts one request (`cost` requests' worth, 1 unless given) against `key` and answers the count including it. */
+  hit(key: string, windowMs: number, cost?: number): Promise<WindowCount>;
   /** Takes a unit for an attempt unless failed + pending has reached `limit`; check and take are one step. */
   take(key: string, limit: number, windowMs: number): Promise<TakenAttempt>;
   /** Ends a taken attempt: its unit is kept as a failure or given back. Answers the window after it. */

@@ -118,7 +118,7 @@ describe('GET /api/v1/openapi.json', () => {
     expect(listed).toEqual(exposed.map((p) => `${p.method} ${p.name}`).sort());
     expect(subscriptionOperations().map(({ name }) => name).sort()).toEqual(streamed.map((s) => s.name).sort());
     expect(Object.keys(doc.paths)).not.toContain('/api/v1/rpc/apiKeys.list');
-    expect(Object.keys(doc.paths).filter((p) => !p.startsWith(RPC))).toEqual(['/api/v1/leads', '/api/v1/leads/{id}', '/api/v1/leads/external/{externalId}', '/api/v1/imports', '/api/v1/imports/{id}', '/api/v1/imports/{id}/errors', '/api/v1/stream-tokens']);
+    expect(Object.keys(doc.paths).filter((p) => !p.startsWith(RPC))).toEqual(['/api/v1/leads', '/api/v1/leads/export', '/api/v1/leads/{id}', '/api/v1/leads/external/{externalId}', '/api/v1/imports', '/api/v1/imports/{id}', '/api/v1/imports/{id}/errors', '/api/v1/stream-tokens']);
   });
 
   it('names the required scope of every operation as x-required-scope, bearer security and in the description', () => {

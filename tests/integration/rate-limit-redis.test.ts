@@ -1,3 +1,4 @@
+import request from 'supertest';
 import { Redis } from 'ioredis';
 import { createTestContext, type TestContext } from '../helpers/test-app';
 import { createWorkspace } from '../helpers/factories';
@@ -50,6 +51,19 @@ describeWithRedis('two instances on one Redis', () => {
     const refused = await rpcGet(a.app, 'leads.getAll', {}, ws.key);
     expectRpcError(refused, 'TOO_MANY_REQUESTS', 'leads.getAll');
     expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+  });
+
+  it('count an export as ten requests in the shared budget (INCRBY its cost)', async () => {
+    const ws = await createWorkspace(a.db);
+    const limited = await instance({ ...env, RATE_LIMIT_PER_MINUTE: '25' }, uniqueRedisPrefix());
+    try {
+      const first = await request(limited.app).get('/api/v1/leads/export').set('Authorization', `Bearer ${ws.key}`);
+      const list = await request(limited.app).get('/api/v1/leads').set('Authorization', `Bearer ${ws.key}`);
+      expect([first.status, rateLimitOf(first).r]).toEqual([200, 15]);
+      expect([list.status, rateLimitOf(list).r]).toEqual([200, 14]);
+    } finally {
+      await limited.close();
+    }
   });
 
   it('keep each counter under the run\'s prefix with a TTL of at most the window', async () => {

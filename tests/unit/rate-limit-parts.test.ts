@@ -50,6 +50,12 @@ describe('rateLimitFields (draft-ietf-httpapi-ratelimit-headers structured field
 });
 
 describe('memory window store', () => {
+  it('counts a hit with a cost as that many requests', async () => {
+    const store = createMemoryWindowStore(() => 1_000_000);
+    expect(await store.hit('a', 60_000, 10)).toEqual({ count: 10, resetMs: 60_000 });
+    expect(await store.hit('a', 60_000)).toEqual({ count: 11, resetMs: 60_000 });
+  });
+
   it('counts hits in a window that opens with the first hit and starts again once it ends', async () => {
     let now = 1_000_000;
     const store = createMemoryWindowStore(() => now);

@@ -21,6 +21,7 @@ import {
   type LeadUpsertInput,
   type LeadWithEtag,
 } from './leads-rest.js';
+import { exportLeads, type LeadsExportOptions } from './leads-export.js';
 import { callProcedure } from './rpc.js';
 import { createImport, waitForImport, type Import, type ImportCreateOptions, type ImportFile, type ImportWaitOptions } from './imports-rest.js';
 import type { FetchLike, RequestOptions, Transport } from './transport.js';
@@ -53,6 +54,12 @@ export interface LeadsRestClient {
   list(filters?: LeadsListFilters, options?: RequestOptions): Promise<LeadsPage>;
   /** Every matching lead, walking the pages (`for await (const lead of client.leads.listAll())`). */
   listAll(filters?: LeadsWalkFilters, options?: RequestOptions): AsyncIterable<Lead>;
+  /**
+   * Every matching lead from one snapshot, streamed (`GET /api/v1/leads/export` as NDJSON):
+   * `for await (const lead of client.leads.export({ filters: { status: 'QUALIFIED' } }))`.
+   * Complete and consistent where `listAll`'s pages are not; one request.
+   */
+  export(options?: LeadsExportOptions): AsyncIterable<Lead>;
   rest: LeadsItemRestClient;
 }
 
@@ -120,6 +127,7 @@ export function createWorkspaceClient(options: WorkspaceClientOptions): Workspac
   const rest: LeadsRestClient = {
     list: (filters, callOptions) => listLeads(t, filters, callOptions),
     listAll: (filters, callOptions) => walkLeads(t, filters, callOptions),
+    export: ({ filters, ...callOptions } = {}) => exportLeads(t, filters, callOptions),
     rest: {
       create: (input, callOptions) => createLead(t, input, callOptions),
       get: (id, callOptions) => getLead(t, id, callOptions),

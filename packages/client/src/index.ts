@@ -14,6 +14,7 @@ export {
 export { WorkspaceApiError, type ApiFieldIssue, type WorkspaceApiErrorFields } from './workspace-api-error.js';
 export type { Lead, LeadCreateInput, LeadsListFilters, LeadsPage, LeadsWalkFilters, LeadUpdateInput, LeadUpdateOptions, LeadUpsertInput, LeadWithEtag } from './leads-rest.js';
 export type { Import, ImportCreateOptions, ImportFile, ImportWaitOptions } from './imports-rest.js';
+export type { LeadsExportFilters, LeadsExportOptions } from './leads-export.js';
 export type { ProcedureCall, ProcedureInput, ProcedureName, ProcedureOutput, SubscriptionInput, SubscriptionName, SubscriptionValue } from './procedures.js';
 export { procedureMethods, type ProcedureWithOptionalInput } from './generated/procedure-methods.js';
 export { subscriptions } from './generated/subscriptions.js';

@@ -134,7 +134,7 @@ export function restError(answer: RawAnswer, path: string): WorkspaceApiError {
 }
 
 /** REST is plain JSON: a lead's three timestamps arrive as ISO strings. */
-function reviveLead(raw: Record<string, unknown>): Lead {
+export function reviveLead(raw: Record<string, unknown>): Lead {
   return {
     ...raw,
     nextCallAt: raw.nextCallAt == null ? null : new Date(raw.nextCallAt as string),

@@ -10,6 +10,7 @@ import { LEAD_COLUMNS, leadsWithContacts, toLead, type Lead, type LeadRow } from
 export type { Lead, LeadFields } from './shape';
 export type { LeadListFilters } from './page-statement';
 export { listPage, type PageForms, type LeadsPageRequest } from './list';
+export { openExport, exportCopyStatement, type ExportFormat, type LeadExport } from './export';
 export { insertCall, listCalls } from './calls';
 export { startCounterFolding } from './counters';
 export { storeLeadJson, renderLeadJson } from './lead-json';

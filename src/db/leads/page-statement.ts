@@ -60,8 +60,8 @@ const SORT_KEY_COLUMNS = ['l.id', 'l.next_call_at', 'l.created_at'];
 /** The columns a REST page reads: the sort key and the stored JSON. */
 const JSON_PAGE_COLUMNS = [...SORT_KEY_COLUMNS, 'd.json'];
 
-/** The workspace's leads joined to their stored JSON (lead_json, `d`), for the REST list. */
-function leadsWithJson(db: Db, orgId: string) {
+/** The workspace's leads joined to their stored JSON (lead_json, `d`), for the REST list and its export. */
+export function leadsWithJson(db: Db, orgId: string) {
   return leadsOf(db, orgId).join({ d: TABLES.leadJson }, function joinJson() {
     this.on('d.lead_id', '=', 'l.id').andOnVal('d.org_id', '=', orgId);
   });

@@ -4,6 +4,7 @@ import { assertMaximumTier, type Principal } from '../../auth/principal';
 import * as leads from '../../db/leads';
 import type { PageForms } from '../../db/leads';
 import { leadsRestList } from '../../procedures/leads/rest-list';
+import { leadsExport, type OpenedExport } from '../../procedures/leads/export';
 import { sendJson } from '../send-json';
 import { runProcedure, type DispatchDeps, type ProcedureCall } from '../../rpc/dispatch';
 import type { AnyProcedure } from '../../rpc/registry';
@@ -13,6 +14,7 @@ import { readRawBody } from '../read-raw-body';
 import { ifMatchHolds, isNotModified, leadEtag } from './lead-etag';
 import { bodyBytesOf, readRestBody } from './rest-body';
 import { LEADS_PATH, restFormat, sendRestAnswer, UPSERT_FORMAT } from './rest-answers';
+import { EXPORT_COST, EXPORTS_AT_ONCE, sendExport } from './export-answer';
 
 type LeadRoutesDeps = DispatchDeps & { rateLimiter?: RateLimiter };
 
@@ -29,9 +31,9 @@ const NOT_IN_PUT: Record<string, string> = {
 };
 
 /**
- * `GET|POST /api/v1/leads`, `GET|PATCH|DELETE /api/v1/leads/{id}` and
+ * `GET|POST /api/v1/leads`, `GET /api/v1/leads/export`, `GET|PATCH|DELETE /api/v1/leads/{id}` and
  * `PUT /api/v1/leads/external/{externalId}`: plain-REST faces of the list
- * (`leadsRestList`, the page as stored JSON), `leads.create`, `leads.getById`, `leads.update`,
+ * (`leadsRestList`, the page as stored JSON), its export (`leadsExport`), `leads.create`, `leads.getById`, `leads.update`,
  * `leads.delete` and `leads.upsert`, run by the dispatcher's runProcedure so the scope, the node guard, the field
  * rules, messages, idempotency and output checks are the action endpoints'. The same
  * maximum-tier rule too: an action is the same whichever door it comes through (only the REST
@@ -74,6 +76,22 @@ export function leadRoutes(deps: LeadRoutesDeps, bodyLimit: string): Router {
     const principal = await authenticateRestCall(deps, req, res);
     const { output } = await runProcedure(deps, { procedure: leadsRestList, rawInput: req.query, principal });
     sendJson(res, 200, output as PageForms['json']);
+  });
+
+  // Before `/:id`: `export` is no lead's id (ids are `lead_...`), but the router matches in order.
+  let exportsRunning = 0;
+  router.get(`${LEADS_PATH}/export`, async (req, res) => {
+    const principal = await authenticateRestCall(deps, req, res, EXPORT_COST);
+    if (exportsRunning >= EXPORTS_AT_ONCE) {
+      throw new AppError('TOO_MANY_REQUESTS', `${EXPORTS_AT_ONCE} exports are running on this instance: retry in a few seconds`, { headers: { 'Retry-After': '5' } });
+    }
+    exportsRunning++;
+    try {
+      const { output } = await runProcedure(deps, { procedure: leadsExport, rawInput: req.query, principal });
+      await sendExport(req, res, output as OpenedExport);
+    } finally {
+      exportsRunning--;
+    }
   });
 
   router.post(LEADS_PATH, readRawBody(bodyLimit), async (req, res) => {

@@ -49,15 +49,31 @@ export function toLeadListFilters(input: Pick<LeadsListInput, 'status' | 'search
 }
 
 /**
- * The REST list's query as Express leaves it (a parameter given twice is an array): each
- * parameter once, refused alone before anything else is read, then `leadsListQuery`.
+ * A REST query as Express leaves it (a parameter given twice is an array): each parameter once,
+ * refused alone before anything else is read, then `schema`.
  */
-export const leadsRestListInput = z
-  .unknown()
-  .superRefine((query, ctx) => {
-    if (query === null || typeof query !== 'object') return;
-    for (const [name, value] of Object.entries(query)) {
-      if (typeof value !== 'string') ctx.addIssue({ code: 'custom', path: [name], message: 'give this parameter once' });
-    }
-  })
-  .pipe(leadsListQuery);
+function restQuery<T extends z.ZodType>(schema: T) {
+  return z
+    .unknown()
+    .superRefine((query, ctx) => {
+      if (query === null || typeof query !== 'object') return;
+      for (const [name, value] of Object.entries(query)) {
+        if (typeof value !== 'string') ctx.addIssue({ code: 'custom', path: [name], message: 'give this parameter once' });
+      }
+    })
+    .pipe(schema);
+}
+
+/** The REST list's query string as Express leaves it. */
+export const leadsRestListInput = restQuery(leadsListQuery);
+
+export const EXPORT_FORMATS = ['csv', 'ndjson'] as const;
+
+/**
+ * `GET /api/v1/leads/export`'s query: the list's filters (every one of them, so a filter added to
+ * the list reaches the export), no page or cursor, and the format (CSV unless asked).
+ */
+const { cursor: _cursor, ...exportFilterFields } = filterFields;
+export const leadsExportQuery = objectOf({ ...exportFilterFields, format: enumOf(EXPORT_FORMATS).default('csv') });
+
+export const leadsExportInput = restQuery(leadsExportQuery);

@@ -1161,6 +1161,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/leads/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every lead the filters match, as CSV or NDJSON, from one snapshot
+         * @description The list's filters and order, without pages: every matching lead once, as the workspace stood when the export started (writes made while it streams are not in it), so its row count is the list's `pagination.total` at that moment.
+         *     `format=ndjson`: one Lead a line, exactly as `GET /api/v1/leads` writes each item. `format=csv` (the default): a header row of the Lead's field names, then one row per lead; `phones` and `emails` joined with `;`, nulls as empty cells, timestamps in ISO 8601. A cell a person typed that begins with `=`, `+`, `-`, `@`, a tab or a carriage return is written quoted after a single quote (`'+442079460000`), so a spreadsheet shows it as text (OWASP).
+         *     Gzipped when `Accept-Encoding` accepts gzip. A reader that goes away ends the export; one that reads nothing for 60 s is cut off. Counts as 10 requests against the key's rate limit; at most 4 exports run at once per instance (429 beyond).
+         *
+         *     **Required scope:** `leads.read`
+         */
+        get: operations["exportLeads"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/leads/{id}": {
         parameters: {
             query?: never;
@@ -13671,6 +13695,115 @@ export interface operations {
             };
             /** @description `UNPROCESSABLE_CONTENT`: The `Idempotency-Key` was already used for another request (another body or procedure). */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`: The key's requests per minute are used up, or its client address failed to authenticate too often; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /**
+                     * @description The quota (draft-ietf-httpapi-ratelimit-headers): `"key";q=<requests>;w=60` per API key or playground token (by tier: FREE 60, PRO 600, BUSINESS 1200 a minute), or `"auth";q=<failures>;w=60` for failed authentications from one client address.
+                     * @example "key";q=1200;w=60
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description What remains: `r` requests of the quota, `t` seconds until it resets.
+                     * @example "key";r=0;t=30
+                     */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR`: Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The database cannot be reached; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+        };
+    };
+    exportLeads: {
+        parameters: {
+            query?: {
+                /** @description Exact-match filter on the lead status. */
+                status?: "NOT_CONTACTED" | "CONTACTED" | "QUALIFIED" | "CONVERTED" | "LOST" | "NO_ANSWER" | "BUSY" | "SWITCHED_OFF" | "OUT_OF_SERVICE" | "WRONG_NUMBER";
+                /** @description Case-insensitive match against the contact's name, emails, phones or company; a blank term is no filter. */
+                search?: string;
+                /** @description An OrgMember id, or `unassigned` for leads with no owner. */
+                assignedToId?: string;
+                /** @description Only the lead holding this external id (a page of at most one). */
+                externalId?: string;
+                /** @description `csv` (the default) or `ndjson`. */
+                format?: "csv" | "ndjson";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export, streamed (chunked). */
+            200: {
+                headers: {
+                    /** @description attachment; filename="leads-YYYY-MM-DD.csv" (or .ndjson) */
+                    "Content-Disposition"?: string;
+                    /** @description `gzip` when the request accepted it. */
+                    "Content-Encoding"?: "gzip";
+                    /** @description Accept-Encoding */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example id,name,phones,...
+                     *     lead_...,"Ada Lovelace","'+442079460018",...
+                     */
+                    "text/csv": string;
+                    /** @example {"id":"lead_...","name":"Ada Lovelace",...} */
+                    "application/x-ndjson": string;
+                };
+            };
+            /** @description `BAD_REQUEST`: A parameter is invalid, unknown or repeated (`issues` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or malformed Authorization header, or an invalid, expired or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description `FORBIDDEN`: The key lacks the `leads.read` scope. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
