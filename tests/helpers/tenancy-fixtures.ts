@@ -1,3 +1,4 @@
+import request from 'supertest';
 import { randomBytes } from 'node:crypto';
 import type { Express } from 'express';
 import type { Db } from '../../src/db/knex';
@@ -28,6 +29,8 @@ export interface FullWorkspace {
   taskId: string;
   invoiceId: string;
   webhookId: string;
+  /** A queued dry-run import of one row (no runner runs in these tests). */
+  importId: string;
 }
 
 async function call(app: Express, key: string, name: string, input: unknown): Promise<any> {
@@ -64,9 +67,13 @@ export async function createFullWorkspace(app: Express, db: Db, label: string, p
     items: [{ description: `${marker} line one`, quantity: 2, unitPrice: 1500 }, { description: `${marker} line two`, quantity: 1, unitPrice: 999 }],
   });
   const webhook = await call(app, key, 'webhooks.create', { url: `https://${marker}.example.com/hooks`, events: ['lead.created'], description: `${marker} webhook` });
+  const uploaded = await request(app).post('/api/v1/imports').query({ resource: 'leads', mode: 'create', dryRun: 'true' })
+    .set('Authorization', `Bearer ${key}`).set('Content-Type', 'text/csv').send(Buffer.from(`name,phone\n${marker} imported,${phone}\n`));
+  if (uploaded.status !== 202) throw new Error(`import upload answered ${uploaded.status}: ${uploaded.text}`);
   return {
     orgId: org.id, marker, phoneDigits: phone.replace(/\D/g, ''), memberId: member.id, keyId: issued.id, key,
     contactId: contact.id, clientId: client.id, leadId: lead.id, callId: logged.call.id, taskId: task.id, invoiceId: invoice.id, webhookId: webhook.id,
+    importId: uploaded.body.id,
   };
 }
 

@@ -1,6 +1,7 @@
 import { createTestContext } from '../helpers/test-app';
 import { createKey, createWorkspace } from '../helpers/factories';
 import { rpcGet, rpcPost } from '../helpers/rpc';
+import { CSV, uploadImport } from '../helpers/imports';
 import { createProcedureRegistry } from '../../src/procedures';
 import { EVENT_FAMILIES, EVENT_TYPES } from '../../src/events/event-types';
 
@@ -48,6 +49,11 @@ async function workspaceWithEverything() {
   const lead = () => as('leads.create', { name: 'Ada Lovelace', phone: '+442079460001' });
   const client = () => as('clients.create', { name: 'Navy Ltd', email: 'billing@navy.example', notes: 'pays late' });
   const invoice = (clientId: string) => as('invoices.create', { clientId, currency: 'GBP', dueDate: '2030-01-31', items: [{ description: 'Work', quantity: 1, unitPrice: 100 }] });
+  const queuedImport = async () => {
+    const res = await uploadImport(ctx.app, ws.key, 'name,phone\nAda Lovelace,+442079460001\n', { type: CSV });
+    if (res.status !== 202) throw new Error(`the import's upload answered ${res.status}: ${res.text}`);
+    return res.body;
+  };
   const [leadA, leadB, leadC, clientA, clientB] = [await lead(), await lead(), await lead(), await client(), await client()];
   return {
     ws,
@@ -59,6 +65,9 @@ async function workspaceWithEverything() {
     invoice: await invoice(clientA.id), toPay: await invoice(clientA.id), toVoid: await invoice(clientA.id), invoiceToDelete: await invoice(clientA.id),
     webhook: await as('webhooks.create', { url: 'https://hooks.example.com/a', events: ['lead.created'] }),
     webhookToDelete: await as('webhooks.create', { url: 'https://hooks.example.com/b', events: ['lead.created'] }),
+    // Two queued imports (no runner runs here): one to read, one to cancel.
+    toRead: await queuedImport(),
+    toCancel: await queuedImport(),
   };
 }
 
@@ -73,7 +82,9 @@ function callsOf(w: Awaited<ReturnType<typeof workspaceWithEverything>>): Array<
     ['orgMembers.getAll', {}], ['orgMembers.getById', { id: w.ws.member.id }],
     ['webhooks.getAll', {}], ['webhooks.getById', { id: w.webhook.id }], ['webhooks.getDeliveries', { id: w.webhook.id }],
     ['dashboard.getLeadStats', {}],
+    ['imports.getAll', {}], ['imports.getById', { id: w.toRead.id }], ['imports.cancel', { id: w.toCancel.id }],
     ['leads.create', { name: 'Mary Somerville', phone: '+442079460002' }],
+    ['leads.upsert', { externalId: 'crm-1', name: 'Mary Somerville', phone: '+442079460002' }],
     ['leads.update', { id: w.lead.id, notes: 'warm' }],
     ['leads.assign', { id: w.lead.id, assignedToId: w.ws.member.id }],
     ['leads.logCall', { id: w.lead.id, outcome: 'CONTACTED' }],
@@ -101,7 +112,7 @@ describe('answers embed another resource only for a caller holding its read scop
     const found: Record<string, string[]> = {};
     for (const [name, input] of calls) {
       const procedure = registry.get(name)!;
-      const scopes = [procedure.scope, ...(name === 'webhooks.create' ? ['leads.read'] : [])]; // subscribing needs the events' read scope
+      const scopes = [procedure.scope, ...(procedure.alsoScopes ?? []), ...(name === 'webhooks.create' ? ['leads.read'] : [])]; // subscribing needs the events' read scope
       const { key } = await createKey(ctx.db, w.ws.org.id, { scopes });
       const res = procedure.method === 'GET' ? await rpcGet(ctx.app, name, input, key) : await rpcPost(ctx.app, name, input, key);
       expect({ name, status: res.status, text: res.status === 200 ? '' : res.text }).toEqual({ name, status: 200, text: '' });
@@ -142,8 +153,9 @@ describe('answers embed another resource only for a caller holding its read scop
         expect({ type: event.type, unreadable: unreadable(event.data, scopes) }).toEqual({ type: event.type, unreadable: [] });
       }
     }
-    // Every event type a workspace's writes record was looked at (webhook.disabled is the worker's own).
-    expect([...seen].sort()).toEqual(EVENT_TYPES.filter((t) => t !== 'webhook.disabled').sort());
+    // Every event type a workspace's writes record was looked at (webhook.disabled and the import.*
+    // events are the workers' own: an import's object is the import, tested in imports-run).
+    expect([...seen].sort()).toEqual(EVENT_TYPES.filter((t) => t !== 'webhook.disabled' && !t.startsWith('import.')).sort());
 
     const converted = async (scopes: string[]) => {
       const { key } = await createKey(ctx.db, w.ws.org.id, { scopes });

@@ -13,7 +13,7 @@ afterAll(() => ctx.close());
 
 const FIELDS = [
   'id', 'name', 'phones', 'emails', 'primaryPhone', 'primaryEmail', 'company', 'contactId', 'source', 'status', 'notes',
-  'nextCallAt', 'createdAt', 'updatedAt', 'assignedToId', 'clientId',
+  'nextCallAt', 'createdAt', 'updatedAt', 'assignedToId', 'clientId', 'externalId',
 ];
 
 /** Every lead the REST list answers for `query`, page by page (100 a page), and its total. */
@@ -252,7 +252,7 @@ describe('GET /api/v1/leads/export bad requests', () => {
     ['status=WRONG', 'status', /^expected one of /],
     ['search=a%00b', 'search', /./],
     [`search=${'s'.repeat(201)}`, 'search', /./],
-    ['page=2', 'page', /^unknown field; expected only the fields status, search, assignedToId, format$/],
+    ['page=2', 'page', /^unknown field; expected only the fields status, search, assignedToId, externalId, format$/],
     ['cursor=abc', 'cursor', /^unknown field; expected only the fields /],
     ['status=LOST&status=BUSY', 'status', /^give this parameter once$/],
   ])('answers 400 in the REST error body for %s', async (query, path, issue) => {

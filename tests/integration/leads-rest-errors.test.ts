@@ -69,7 +69,7 @@ describe('GET /api/v1/leads invalid query', () => {
 
   it('answers 400 naming an unknown query parameter such as pagesize', async () => {
     const res = await listLeads(ctx.app, key, 'pagesize=10');
-    expectBadRequest(res, ['pagesize'], /^unknown field; expected only the fields status, search, assignedToId, cursor, page, pageSize$/, /^Invalid input: pagesize: unknown field; /);
+    expectBadRequest(res, ['pagesize'], /^unknown field; expected only the fields status, search, assignedToId, externalId, cursor, page, pageSize$/, /^Invalid input: pagesize: unknown field; /);
   });
 
   it('answers 400 naming status when the parameter is repeated', async () => {

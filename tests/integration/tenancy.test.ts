@@ -95,6 +95,8 @@ const RECORD_CASES: Record<string, Record<string, CaseInput>> = {
   'webhooks.update': { id: (_a, b) => ({ id: b.webhookId, description: 'changed by A' }) },
   'webhooks.rotateSecret': { id: (_a, b) => ({ id: b.webhookId }) },
   'webhooks.delete': { id: (_a, b) => ({ id: b.webhookId }) },
+  'imports.getById': { id: (_a, b) => ({ id: b.importId }) },
+  'imports.cancel': { id: (_a, b) => ({ id: b.importId }) },
 };
 
 /** B's id as a list filter: an empty page, total 0. `a` gives the same filter with A's own id (a control that finds A's record). */

@@ -38,7 +38,12 @@ export async function sendExport(req: Request, res: Response, opened: OpenedExpo
     await opened.abort();
     return;
   }
-  res.socket?.setTimeout(STALLED_READER_MS, () => res.destroy());
+  // A reader that takes nothing for this long is cut off; the listener goes with the export (a
+  // kept-alive socket serves other requests after it).
+  const socket = res.socket;
+  const onStalled = () => res.destroy();
+  socket?.setTimeout(STALLED_READER_MS);
+  socket?.on('timeout', onStalled);
   try {
     // The fastest level: an export is large and read once; level 6 cost several times COPY's own time.
     if (gzip) await pipeline(opened.bytes, createGzip({ level: constants.Z_BEST_SPEED }), res);
@@ -47,7 +52,8 @@ export async function sendExport(req: Request, res: Response, opened: OpenedExpo
     await opened.abort();
     return;
   } finally {
-    res.socket?.setTimeout(0);
+    socket?.setTimeout(0);
+    socket?.off('timeout', onStalled);
   }
   await opened.finish();
 }
