@@ -18,8 +18,4 @@ module.exports = {
   globalSetup: '<rootDir>/tests/helpers/global-setup.ts',
   globalTeardown: '<rootDir>/tests/helpers/global-teardown.ts',
   testTimeout: 30000,
-  // A worker that holds more than this after a file is replaced before the next: what test files
-  // leave reachable (modules, pools' sockets) adds up over ~190 files in one worker, and the
-  // streaming tests move tens of MB each; without it one run's worker reached V8's 4 GB heap limit.
-  workerIdleMemoryLimit: '1GB',
 };
