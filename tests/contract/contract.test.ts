@@ -38,7 +38,15 @@ const ACCEPTABLE_REFUSALS = new Set([404, 409, 412, 422]);
 const NEGATIVE_STATUSES = new Set([400, 413, 415]);
 
 // Test names come from the document as this code builds it; requests use the one the service serves.
-const labels = operationsOf(buildOpenApiDocument(createProcedureRegistry(), createSubscriptionRegistry()) as unknown as OpenApiDocument).map((op) => op.label);
+/**
+ * Left out, in words: the import routes take a file (text/csv, application/x-ndjson) whose rules
+ * (a header row naming known columns, one input a line) the document can only say in prose, so
+ * every generated body is refused; their bad input and answers are tested through HTTP in
+ * tests/integration/imports-upload.test.ts and imports-procedures.test.ts.
+ */
+const NOT_GENERATED = new Set(['POST /api/v1/imports', 'GET /api/v1/imports/{id}', 'GET /api/v1/imports/{id}/errors']);
+const generated = (op: { label: string }) => !NOT_GENERATED.has(op.label);
+const labels = operationsOf(buildOpenApiDocument(createProcedureRegistry(), createSubscriptionRegistry()) as unknown as OpenApiDocument).filter(generated).map((op) => op.label);
 const startedAt = Date.now();
 const propertyMs = () => (Date.now() - startedAt > BUDGET_MS ? LATE_PROPERTY_MS : PROPERTY_LIMIT_MS);
 
@@ -95,7 +103,7 @@ async function exchange(op: Operation, generated: GeneratedRequest): Promise<[Wi
 }
 
 test('the served document lists the operations this file tests', () => {
-  expect(operationsOf(doc).map((op) => op.label).sort()).toEqual([...labels].sort());
+  expect(operationsOf(doc).filter(generated).map((op) => op.label).sort()).toEqual([...labels].sort());
 });
 
 describe.each(labels)('%s', (label) => {
