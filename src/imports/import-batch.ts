@@ -8,12 +8,10 @@ import { toAppError } from '../errors/to-app-error';
 import { zodFieldIssues } from '../errors/zod-issues';
 import { uniqueInOrder } from '../domain/phone';
 import { parseWithContext } from '../rpc/parse-context';
-import { newEvents, recordEvents, type EventSource } from '../events/record-events';
-import { leadCreatedEvents, leadWriteEvents } from '../events/lead-events';
+import { newEvents, type EventSource } from '../events/record-events';
+import { leadCreatedEvents } from '../events/lead-events';
 import { leadsCreateInput } from '../procedures/leads/create';
-import { leadsUpsertInput, type LeadsUpsertInput } from '../procedures/leads/upsert';
-import { assertUnchangedSince } from '../procedures/shared/concurrency';
-import { assertStatusChangeAllowed } from '../domain/lead-status';
+import { heldLeadChange, leadsUpsertInput, type LeadsUpsertInput } from '../procedures/leads/upsert';
 import type { UploadedRow } from './read-upload';
 import { rawInputOf, rowTextOf, type RowProblem } from './row-input';
 
@@ -185,22 +183,8 @@ async function upsertAll(trx: Knex.Transaction, orgId: string, source: EventSour
  * again and then changes that lead. Answers whether it created the lead.
  */
 async function upsertRow(trx: Knex.Transaction, orgId: string, source: EventSource, input: LeadsUpsertInput): Promise<boolean> {
-  const phones = uniqueInOrder([input.phone, ...(input.phones ?? [])]);
-  const given = input.email !== undefined || input.emails !== undefined;
-  const emails = uniqueInOrder([...(input.email ? [input.email] : []), ...(input.emails ?? [])]);
   for (let round = 0; ; round++) {
-    const changed = await leads.upsertLead(trx, orgId, {
-      externalId: input.externalId,
-      change: {
-        person: { name: input.name, phones, emails: given ? emails : undefined, company: input.company },
-        fields: { status: input.status, source: input.source, notes: input.notes, nextCallAt: input.nextCallAt, assignedToId: input.assignedToId },
-      },
-      check: (before) => {
-        assertUnchangedSince('lead', before.updatedAt, input.expectedUpdatedAt);
-        if (input.status) assertStatusChangeAllowed(before.status, input.status);
-      },
-      recordChange: (t, written) => recordEvents(t, source, leadWriteEvents(written)),
-    });
+    const changed = await leads.upsertLead(trx, orgId, { externalId: input.externalId, ...heldLeadChange(input, source) });
     if (changed) return false;
     if (input.expectedUpdatedAt !== undefined) {
       throw new AppError('CONFLICT', `No lead of this workspace holds externalId ${JSON.stringify(input.externalId)}: expectedUpdatedAt names a version of one that is not there`);

@@ -6,7 +6,7 @@ import { assertStatusChangeAllowed } from '../../domain/lead-status';
 import { uniqueInOrder } from '../../domain/phone';
 import { externalIdField, objectOf } from '../shared/fields';
 import { assertUnchangedSince, expectedUpdatedAtField } from '../shared/concurrency';
-import { newEvents, recordEvents } from '../../events/record-events';
+import { newEvents, recordEvents, type EventSource } from '../../events/record-events';
 import { leadCreatedEvents, leadWriteEvents } from '../../events/lead-events';
 import { leadsCreateInput } from './create';
 import { leadOutput, type LeadOutput } from './lead.schema';
@@ -67,6 +67,23 @@ async function upsertFromInput(ctx: ProcedureContext, input: LeadsUpsertInput): 
     externalId: input.externalId,
     // Built before the statement, as leads.create's are; a call that changes a lead wakes live readers too.
     create: created && { lead: created.lead, events: newEvents(ctx, leadCreatedEvents(created)) },
+    ...heldLeadChange(input, ctx),
+  });
+  if (!upserted) {
+    throw new AppError('CONFLICT', `No lead of this workspace holds externalId ${JSON.stringify(input.externalId)}: expectedUpdatedAt names a version of one that is not there`);
+  }
+  return upserted.created ? { lead: upserted.lead, created: true } : { lead: upserted.write.lead, created: false };
+}
+
+/**
+ * What an upsert does to the lead holding the id (leads.upsert, an import's upsert rows): the
+ * change of its fields, the checks that may refuse it, and its events, recorded as `source`.
+ */
+export function heldLeadChange(input: LeadsUpsertInput, source: EventSource): Pick<Parameters<typeof leads.upsertLead>[2], 'change' | 'check' | 'recordChange'> {
+  const phones = uniqueInOrder([input.phone, ...(input.phones ?? [])]);
+  const given = input.email !== undefined || input.emails !== undefined;
+  const emails = uniqueInOrder([...(input.email ? [input.email] : []), ...(input.emails ?? [])]);
+  return {
     change: {
       person: { name: input.name, phones, emails: given ? emails : undefined, company: input.company },
       fields: { status: input.status, source: input.source, notes: input.notes, nextCallAt: input.nextCallAt, assignedToId: input.assignedToId },
@@ -75,10 +92,6 @@ async function upsertFromInput(ctx: ProcedureContext, input: LeadsUpsertInput): 
       assertUnchangedSince('lead', before.updatedAt, input.expectedUpdatedAt);
       if (input.status) assertStatusChangeAllowed(before.status, input.status);
     },
-    recordChange: (trx, written) => recordEvents(trx, ctx, leadWriteEvents(written)),
-  });
-  if (!upserted) {
-    throw new AppError('CONFLICT', `No lead of this workspace holds externalId ${JSON.stringify(input.externalId)}: expectedUpdatedAt names a version of one that is not there`);
-  }
-  return upserted.created ? { lead: upserted.lead, created: true } : { lead: upserted.write.lead, created: false };
+    recordChange: (trx, written) => recordEvents(trx, source, leadWriteEvents(written)),
+  };
 }
