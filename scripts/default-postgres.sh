@@ -8,13 +8,13 @@
 #   default-postgres.sh stop    stop it (its data stays in DEFAULT_PG_DIR)
 #   default-postgres.sh drop    stop it and delete its data
 #
-# Environment: DEFAULT_PG_PORT (default 5470), DEFAULT_PG_DIR (default /tmp/wsapi-default-postgres),
+# Environment: DEFAULT_PG_PORT (default 5490; the fault test's cluster takes 5470-5472), DEFAULT_PG_DIR (default /tmp/wsapi-default-postgres),
 # DEFAULT_PG_STATEMENTS=1 to load pg_stat_statements at start (what each statement costs; it
 # changes nothing else), DEFAULT_PG_OPTIONS: more server options (`-c autovacuum=off` makes a copy of
 # this machine's server that no other test shares). Its processes run as the postgres user.
 set -euo pipefail
 
-port=${DEFAULT_PG_PORT:-5470}
+port=${DEFAULT_PG_PORT:-5490}
 dir=${DEFAULT_PG_DIR:-/tmp/wsapi-default-postgres}
 pgbin=/usr/lib/postgresql/15/bin
 

@@ -42,8 +42,11 @@ const schema = z.object({
   DB_NODE_POOL_SHARE: z.coerce.number().min(0.05).max(1).default(0.5),
   /** Consecutive failures (unreachable, timed out) of a node's requests that open its circuit breaker. */
   DB_BREAKER_FAILURES: z.coerce.number().int().min(1).max(1000).default(3),
-  /** How long an open breaker answers its node's workspaces 503 at once before one trial request goes through. */
-  DB_BREAKER_OPEN_MS: z.coerce.number().int().min(100).max(600_000).default(1000),
+  /**
+   * An open breaker answers its node's workspaces 503 at once while a probe waits for the node;
+   * after a probe the node refused, this long until the next (src/db/nodes).
+   */
+  DB_BREAKER_OPEN_MS: z.coerce.number().int().min(100).max(600_000).default(200),
   /**
    * The hottest reads as named prepared statements (src/db/prepared-statements.ts), and the hot
    * reads on a pool of their own (src/db/hot-reads.ts). `false` behind PgBouncer older than 1.21

@@ -60,7 +60,8 @@ export function createMetrics(pools: readonly Db[], nodes?: DatabaseNodes): Metr
   };
 }
 
-const BREAKER_STATES: Record<NodeReport['state'], number> = { closed: 0, 'half-open': 1, open: 2 };
+// 1 was 'half-open' (a trial request) before probes replaced trials: kept unused, so dashboards' thresholds hold.
+const BREAKER_STATES: Record<NodeReport['state'], number> = { closed: 0, open: 2 };
 
 /** Per database node, read when scraped from the nodes' own counts (src/db/nodes). */
 function registerNodeGauges(registry: Registry, nodes: DatabaseNodes): void {
@@ -74,7 +75,7 @@ function registerNodeGauges(registry: Registry, nodes: DatabaseNodes): void {
         for (const report of nodes.report()) this.set({ node: report.node }, read(report));
       },
     });
-  perNode('db_node_breaker_state', 'Circuit breaker of the node: 0 closed, 1 half-open (one trial request), 2 open (its requests fail fast)', (r) => BREAKER_STATES[r.state]);
+  perNode('db_node_breaker_state', 'Circuit breaker of the node: 0 closed, 2 open (its requests fail fast while a probe waits for the node)', (r) => BREAKER_STATES[r.state]);
   perNode('db_node_requests_in_flight', 'Requests of the node\'s workspaces using the database now (at most its bulkhead)', (r) => r.inFlight);
   perNode('db_node_requests_queued', 'Requests waiting for room in the node\'s bulkhead', (r) => r.queued);
   // Counts kept by the nodes, copied into counters when scraped.

@@ -24,7 +24,7 @@ describe('loadConfig', () => {
       DB_STATEMENT_TIMEOUT_MS: 2000,
       DB_NODE_POOL_SHARE: 0.5,
       DB_BREAKER_FAILURES: 3,
-      DB_BREAKER_OPEN_MS: 1000,
+      DB_BREAKER_OPEN_MS: 200,
       DB_NAMED_STATEMENTS: true,
       BODY_LIMIT: '1mb',
       LOG_LEVEL: 'info',

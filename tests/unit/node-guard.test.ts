@@ -6,12 +6,40 @@ import { createLogger } from '../../src/logger';
 const statementTimeout = () => Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' });
 const refused = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5461'), { code: 'ECONNREFUSED' });
 
+/**
+ * The node as its probes meet it (node-probe.ts asks the real one; this file tests the breaker's
+ * states): `hang()` leaves every probe waiting until `answer()`, `refuse()` fails each at once.
+ */
+function probedNode() {
+  let mode: 'answer' | 'hang' | 'refuse' = 'answer';
+  let waiting: (() => void)[] = [];
+  const probes: string[] = [];
+  return {
+    probes,
+    probe(node: string): Promise<void> {
+      probes.push(node);
+      if (mode === 'refuse') return Promise.reject(refused());
+      if (mode === 'answer') return Promise.resolve();
+      return new Promise<void>((resolve) => waiting.push(resolve));
+    },
+    hang: () => void (mode = 'hang'),
+    refuse: () => void (mode = 'refuse'),
+    answer() {
+      mode = 'answer';
+      for (const resolve of waiting) resolve();
+      waiting = [];
+    },
+  };
+}
+
 function guardWith(settings: Partial<NodeGuardSettings> = {}) {
   let logged = '';
   const logger = createLogger('info', { destination: { write: (line: string) => void (logged += line) } });
-  const guard = createNodeGuard({ maxInFlight: () => 2, queueTimeoutMs: 200, failuresToOpen: 3, openMs: 300, ...settings }, logger);
+  const node = probedNode();
+  node.hang();
+  const guard = createNodeGuard({ maxInFlight: () => 2, queueTimeoutMs: 200, failuresToOpen: 3, openMs: 300, probe: (n) => node.probe(n), ...settings }, logger);
   const lines = () => logged.trim().split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
-  return { guard, lines };
+  return { guard, lines, node };
 }
 
 const fail = (make: () => Error) => () => Promise.reject(make());
@@ -33,36 +61,48 @@ describe('a database node\'s circuit breaker', () => {
     expect(lines()).toEqual([expect.objectContaining({ level: 40, node: 'w1:5461', msg: expect.stringContaining('database node w1:5461 is not answering') })]);
   });
 
-  it('lets one trial through after openMs: a failure opens it again, a success closes it', async () => {
-    const { guard, lines } = guardWith();
-    for (let i = 0; i < 3; i += 1) await codeOf(guard.run('n', fail(refused)));
-    await sleep(320);
-    // The trial is slow; others meanwhile are refused at once.
-    const trial = codeOf(guard.run('n', () => sleep(50).then(() => Promise.reject(refused()))));
-    expect(await codeOf(guard.run('n', ok))).toBe('SERVICE_UNAVAILABLE');
-    expect(await trial).toBe('ECONNREFUSED');
+  it('stays open while its one probe waits on a hung node, and closes the moment the node answers it', async () => {
+    const { guard, lines, node } = guardWith();
+    for (let i = 0; i < 3; i += 1) await codeOf(guard.run('n', fail(statementTimeout)));
+    // However long the node stays silent, one probe waits on it and no request goes through.
+    for (let i = 0; i < 5; i += 1) {
+      expect(await codeOf(guard.run('n', ok))).toBe('SERVICE_UNAVAILABLE');
+      await sleep(100);
+    }
+    expect(node.probes).toEqual(['n']);
     expect(guard.report()[0]!.state).toBe('open');
-    await sleep(320);
-    expect(await guard.run('n', ok)).toBe('ok');
+    node.answer();
+    await sleep(0);
     expect(guard.report()[0]!.state).toBe('closed');
+    expect(await guard.run('n', ok)).toBe('ok');
     expect(lines().map((l) => l.msg)).toEqual([expect.stringContaining('is not answering'), expect.stringContaining('answers again')]);
   });
 
-  it('after a trial that timed out, lets the next request try at once (the node may have resumed meanwhile); after a refused one, waits openMs', async () => {
-    const { guard } = guardWith({ openMs: 300 });
-    for (let i = 0; i < 3; i += 1) await codeOf(guard.run('n', fail(statementTimeout)));
-    expect(await codeOf(guard.run('n', ok))).toBe('SERVICE_UNAVAILABLE');
-    await sleep(320);
-    expect(await codeOf(guard.run('n', fail(statementTimeout)))).toBe('57014');
-    expect(guard.report()[0]!.state).toBe('open');
-    // No wait: this request is the next trial, and the node answers again.
-    expect(await guard.run('n', ok)).toBe('ok');
-    expect(guard.report()[0]!.state).toBe('closed');
-
+  it('probes a node that refuses every openMs until one probe is answered', async () => {
+    const { guard, node } = guardWith({ openMs: 100 });
+    node.refuse();
     for (let i = 0; i < 3; i += 1) await codeOf(guard.run('n', fail(refused)));
-    await sleep(320);
-    expect(await codeOf(guard.run('n', fail(refused)))).toBe('ECONNREFUSED');
+    await sleep(350);
+    expect(guard.report()[0]!.state).toBe('open');
     expect(await codeOf(guard.run('n', ok))).toBe('SERVICE_UNAVAILABLE');
+    // One at once, then one every 100 ms: not one per request.
+    expect(node.probes.length).toBeGreaterThanOrEqual(3);
+    expect(node.probes.length).toBeLessThanOrEqual(5);
+    node.answer();
+    await sleep(150);
+    expect(guard.report()[0]!.state).toBe('closed');
+    expect(await guard.run('n', ok)).toBe('ok');
+  });
+
+  it('closes on the late answer of a request begun before it opened', async () => {
+    const { guard } = guardWith();
+    let answer!: () => void;
+    const late = guard.run('n', () => new Promise<string>((resolve) => (answer = () => resolve('late'))));
+    for (let i = 0; i < 3; i += 1) await codeOf(guard.run('n', fail(statementTimeout)));
+    expect(guard.report()[0]!.state).toBe('open');
+    answer();
+    expect(await late).toBe('late');
+    expect(guard.report()[0]!.state).toBe('closed');
   });
 
   it('counts only the node\'s silence: bad input, conflicts and this process\'s own pool do not open it', async () => {

@@ -191,13 +191,16 @@ export async function foldEndedSessions(db: Db, shouldStop: () => boolean = () =
 export type StartJob<Job> = (job: { intervalMs: number; runAtStart: boolean; run(shouldStop: () => boolean): Promise<void> }) => Job;
 
 /**
- * Folds the rows of ended sessions (`foldEndedSessions`) at start and then every `intervalMs` (a
- * second), so a total sums a row per group and one per group of each open session that wrote it.
- * Every instance may run it: concurrent folds skip each other's rows. A failure is logged and
- * tried again at the next interval. `startJob` runs it (the server's startPeriodicJob).
+ * Folds the rows of ended sessions (`foldEndedSessions`) at start and then every `intervalMs` (30
+ * s), so a total sums a row per group and one per group of each open session that wrote it, and
+ * of the few sessions that ended since. Not more often: its first statement reads every shard, and
+ * on Citus each one a hung worker held left a coordinator session waiting on that worker, all
+ * served before any request once it resumed. Every instance may run it: concurrent folds skip
+ * each other's rows. A failure is logged and tried again at the next interval. `startJob` runs it
+ * (the server's startPeriodicJob).
  */
 export function startCounterFolding<Job>(options: { db: Db; logger: Logger; intervalMs?: number; startJob: StartJob<Job> }): Job {
-  const { db, logger, intervalMs = 1_000, startJob } = options;
+  const { db, logger, intervalMs = 30_000, startJob } = options;
   return startJob({
     intervalMs,
     runAtStart: true,
