@@ -137,4 +137,13 @@ describe('POST /api/v1/imports', () => {
     const errors = await request(ctx.app).get(`/api/v1/imports/${res.body.id}/errors`).set('Authorization', `Bearer ${other.key}`);
     expect(errors.status).toBe(404);
   });
+
+  it('answers an unknown import id 404 and one too long 400, on the import and on its errors file alike', async () => {
+    for (const [id, status, code] of [['not-an-import', 404, 'NOT_FOUND'], [`imp_${'x'.repeat(300)}`, 400, 'BAD_REQUEST']] as const) {
+      for (const path of [`/api/v1/imports/${id}`, `/api/v1/imports/${id}/errors`]) {
+        const res = await request(ctx.app).get(path).set('Authorization', `Bearer ${key}`);
+        expect([path, res.status, res.body.error?.code]).toEqual([path, status, code]);
+      }
+    }
+  });
 });

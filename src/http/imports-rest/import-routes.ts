@@ -86,7 +86,10 @@ export function importRoutes(deps: ImportRoutesDeps): Router {
   router.get(`${IMPORTS_PATH}/:id/errors`, async (req, res) => {
     const principal = await authenticate(req, res);
     assertScope(principal, 'imports.read');
-    await sendErrorsFile(deps.db, principal.orgId, req.params.id as string, res);
+    // The id is checked as GET /imports/{id} checks it (imports.getById's input): one too long is a 400, any other unknown one a 404.
+    const parsed = deps.registry.get('imports.getById')!.input.safeParse({ id: req.params.id });
+    if (!parsed.success) throw fromZodError(parsed.error);
+    await sendErrorsFile(deps.db, principal.orgId, (parsed.data as { id: string }).id, res);
   });
 
   return router;
