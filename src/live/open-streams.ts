@@ -59,20 +59,34 @@ export function createOpenStreams(settings: StreamSettings, deps: { credentialCh
   let checking = false;
   let checkAgain = false;
 
-  const pingTimer = setInterval(() => {
-    const now = Date.now();
-    for (const open of streams) {
-      if (open.stream.isEnded) end(open);
-      else if (now >= open.rotateAt) end(open, () => open.stream.close());
-      else if (now - open.stream.lastWriteAt >= settings.pingMs) open.stream.ping();
-    }
-  }, Math.min(1000, settings.pingMs / 2)).unref();
-  const recheckTimer = setInterval(() => void recheckAll(), settings.recheckMs).unref();
+  // The rounds run only while a stream is open: an idle instance keeps no timer, and an app
+  // dropped without stop() (a test's) leaves nothing behind that holds it.
+  let timers: { ping: NodeJS.Timeout; recheck: NodeJS.Timeout } | undefined;
+  function startRounds(): void {
+    timers ??= {
+      ping: setInterval(() => {
+        const now = Date.now();
+        for (const open of streams) {
+          if (open.stream.isEnded) end(open);
+          else if (now >= open.rotateAt) end(open, () => open.stream.close());
+          else if (now - open.stream.lastWriteAt >= settings.pingMs) open.stream.ping();
+        }
+      }, Math.min(1000, settings.pingMs / 2)).unref(),
+      recheck: setInterval(() => void recheckAll(), settings.recheckMs).unref(),
+    };
+  }
+  function stopRounds(): void {
+    if (!timers) return;
+    clearInterval(timers.ping);
+    clearInterval(timers.recheck);
+    timers = undefined;
+  }
   // A key or member change announced by any instance is checked now, not at the next round.
   const unsubscribe = deps.credentialChanges?.subscribe(() => void recheckAll());
 
   function end(open: OpenStream, how?: () => void): void {
     if (!streams.delete(open)) return;
+    if (streams.size === 0) stopRounds();
     open.stop();
     how?.();
   }
@@ -125,6 +139,7 @@ export function createOpenStreams(settings: StreamSettings, deps: { credentialCh
   return {
     add(open) {
       streams.add(open);
+      startRounds();
       return () => end(open);
     },
     size: () => streams.size,
@@ -132,8 +147,7 @@ export function createOpenStreams(settings: StreamSettings, deps: { credentialCh
       for (const open of [...streams]) end(open, () => open.stream.close());
     },
     stop() {
-      clearInterval(pingTimer);
-      clearInterval(recheckTimer);
+      stopRounds();
       unsubscribe?.();
     },
   };
