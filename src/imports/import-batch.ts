@@ -33,16 +33,28 @@ type CreateInput = ReturnType<typeof leadsCreateInput.parse>;
 interface Valid { row: UploadedRow; input: CreateInput | LeadsUpsertInput }
 interface Failed { row: UploadedRow; problems: RowProblem[] }
 
-/** Writes (or, in a dry run, counts) one batch; answers the job as it stands after, or undefined when the job is no longer this claim's. */
-export async function runBatch(
+/** A batch's rows through the procedure's schema (parseBatch), waiting for their reference checks and write (writeBatch). */
+export interface ParsedBatch {
+  rows: readonly UploadedRow[];
+  valid: Valid[];
+  failed: Failed[];
+}
+
+/**
+ * Writes (or, in a dry run, counts) one parsed batch; answers the job as it stands after, or
+ * undefined when the job is no longer this claim's. The references are checked here, once every
+ * earlier batch has committed, so a row sees the external ids those rows took.
+ */
+export async function writeBatch(
   job: BatchJob,
-  rows: readonly UploadedRow[],
+  parsed: ParsedBatch,
   from: importsQueries.ImportCursor,
   to: importsQueries.ImportCursor,
 ): Promise<importsQueries.ImportRow | undefined> {
   const { claim } = job;
+  const { rows } = parsed;
   const orgId = claim.row.org_id;
-  const { valid, failed } = await validate(job, rows);
+  const { valid, failed } = await checkReferences(job, parsed);
   return job.db.transaction(async (trx) => {
     if (!(await importsQueries.holdForBatch(trx, claim, from))) return undefined;
     const counts = { processed: rows.length, created: 0, updated: 0, failed: 0, errors: 0 };
@@ -66,18 +78,23 @@ function sourceOf(claim: importsQueries.ClaimedImport): EventSource {
   return { orgId: claim.row.org_id, actor: { kind: claim.row.actor_kind, id: claim.row.actor_id } };
 }
 
+/** Rows parsed between yields to the event loop: a batch's parse runs beside the previous batch's write, whose statements wait for the loop. */
+const ROWS_PER_TURN = 50;
+
 /**
- * Every row through the procedure's schema (sync, in the workspace's phone region), then the
- * references of the rows that passed, in one statement each: assignees that are members, and in
- * create mode external ids no lead holds (nor an earlier row of the batch).
+ * Every row through the procedure's schema (sync, in the workspace's phone region), a few rows
+ * per turn of the event loop. Reads nothing from the database: it may run while the previous
+ * batch is being written.
  */
-async function validate(job: BatchJob, rows: readonly UploadedRow[]): Promise<{ valid: Valid[]; failed: Failed[] }> {
+export async function parseBatch(job: BatchJob, rows: readonly UploadedRow[]): Promise<ParsedBatch> {
   const { claim } = job;
   const schema = claim.row.mode === 'upsert' ? leadsUpsertInput : leadsCreateInput;
   const context = { phoneRegion: job.phoneRegion, webhookUrlPolicy: 'production' as const };
   const valid: Valid[] = [];
   const failed: Failed[] = [];
-  for (const row of rows) {
+  for (let i = 0; i < rows.length; i++) {
+    if (i > 0 && i % ROWS_PER_TURN === 0) await new Promise(setImmediate);
+    const row = rows[i]!;
     const raw = rawInputOf(row, claim.row.columns);
     if ('problem' in raw) {
       failed.push({ row, problems: [raw.problem] });
@@ -88,6 +105,17 @@ async function validate(job: BatchJob, rows: readonly UploadedRow[]): Promise<{ 
     if (parsed.success) valid.push({ row, input: parsed.data });
     else failed.push({ row, problems: zodFieldIssues(parsed.error).issues.map((i) => ({ field: i.path.join('.'), message: i.message })) });
   }
+  return { rows, valid, failed };
+}
+
+/**
+ * The references of the rows that passed the schema, in one statement each: assignees that are
+ * members, and in create mode external ids no lead holds (nor an earlier row of the batch).
+ */
+async function checkReferences(job: BatchJob, parsed: ParsedBatch): Promise<{ valid: Valid[]; failed: Failed[] }> {
+  const { claim } = job;
+  const { valid } = parsed;
+  const failed = [...parsed.failed];
   const orgId = claim.row.org_id;
   const members = await existingInWorkspace(job.db, 'orgMembers', orgId, valid.flatMap((v) => (v.input.assignedToId ? [v.input.assignedToId] : [])));
   const held = claim.row.mode === 'create'

@@ -4,7 +4,7 @@ import * as orgsQueries from '../db/orgs';
 import { insertEvents } from '../db/events';
 import { newEvents } from '../events/record-events';
 import { decodeChunk } from './stored-rows';
-import { runBatch } from './import-batch';
+import { parseBatch, writeBatch } from './import-batch';
 import type { UploadedRow } from './read-upload';
 
 export interface RunSettings {
@@ -23,8 +23,10 @@ export type RunOutcome = 'ended' | 'lost' | 'stopped';
 /**
  * Runs a claimed import from its cursor to its end: its chunks in order, a chunk at a time, in
  * batches of `batchRows` (each its own transaction with the cursor: import-batch.ts), then ends it
- * with `import.completed` (no event in a dry run). A throw (the database went away) leaves the job
- * at its last committed batch, for the caller to retry.
+ * with `import.completed` (no event in a dry run). Batch N+1 is parsed while batch N is written
+ * (the worker's CPU and the database's beside each other); the writes stay one at a time, in
+ * order, each after the one before committed, so the cursor only ever passes committed rows. A
+ * throw (the database went away) leaves the job at its last committed batch, for the caller to retry.
  */
 export async function runImport(settings: RunSettings, claim: importsQueries.ClaimedImport): Promise<RunOutcome> {
   const { db } = settings;
@@ -34,28 +36,55 @@ export async function runImport(settings: RunSettings, claim: importsQueries.Cla
   let from: importsQueries.ImportCursor = { chunk: claim.row.cursor_chunk, record: claim.row.cursor_record };
   let batch: UploadedRow[] = [];
   let to = from;
-  const flush = async (): Promise<boolean> => {
-    const after = await runBatch(job, batch, from, to);
-    if (!after) return false;
-    settings.onCommitted?.(orgId);
+  /** The batch being written: answers whether it committed for this claim. */
+  let writing: Promise<boolean> | undefined;
+  /** Waits for the batch in flight; answers what the run must end with, if anything. */
+  const settle = async (): Promise<RunOutcome | undefined> => {
+    if (!writing) return undefined;
+    const committed = await writing;
+    writing = undefined;
+    if (!committed) return 'lost';
+    return settings.shouldStop() ? 'stopped' : undefined;
+  };
+  const flush = async (): Promise<RunOutcome | undefined> => {
+    const parsed = await parseBatch(job, batch);
+    const ended = await settle();
+    if (ended) return ended;
+    const [batchFrom, batchTo] = [from, to];
+    writing = writeBatch(job, parsed, batchFrom, batchTo).then((after) => {
+      if (after) settings.onCommitted?.(orgId);
+      return after !== undefined;
+    });
+    // Its failure is taken up by the next settle(); until then it must not count as unhandled.
+    writing.catch(() => undefined);
     from = to;
     batch = [];
-    return true;
+    return undefined;
   };
-  for (let seq = from.chunk; ; seq++) {
-    const chunk = await importsQueries.readChunk(db, orgId, claim.row.id, seq);
-    if (!chunk) break;
-    const rows = decodeChunk(chunk.data);
-    for (let i = seq === from.chunk ? from.record : 0; i < rows.length; i++) {
-      batch.push(rows[i]!);
-      to = i + 1 === rows.length ? { chunk: seq + 1, record: 0 } : { chunk: seq, record: i + 1 };
-      if (batch.length >= settings.batchRows) {
-        if (!(await flush())) return 'lost';
-        if (settings.shouldStop()) return 'stopped';
+  try {
+    for (let seq = from.chunk; ; seq++) {
+      const chunk = await importsQueries.readChunk(db, orgId, claim.row.id, seq);
+      if (!chunk) break;
+      const rows = decodeChunk(chunk.data);
+      for (let i = seq === from.chunk ? from.record : 0; i < rows.length; i++) {
+        batch.push(rows[i]!);
+        to = i + 1 === rows.length ? { chunk: seq + 1, record: 0 } : { chunk: seq, record: i + 1 };
+        if (batch.length >= settings.batchRows) {
+          const ended = await flush();
+          if (ended) return ended;
+        }
       }
     }
+    if (batch.length > 0) {
+      const ended = await flush();
+      if (ended) return ended;
+    }
+    if (writing && !(await writing)) return 'lost';
+  } catch (err) {
+    // The caller gives the job up on a throw: not while a batch of it is still being written.
+    await writing?.catch(() => undefined);
+    throw err;
   }
-  if (batch.length > 0 && !(await flush())) return 'lost';
   return (await endImport(settings, claim, { status: 'succeeded' })) ? 'ended' : 'lost';
 }
 
