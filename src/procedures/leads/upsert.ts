@@ -50,9 +50,7 @@ export const leadsUpsert = defineProcedure({
  * `assignedToId` when present (null clears); the client link and the contact's other leads stay.
  */
 async function upsertFromInput(ctx: ProcedureContext, input: LeadsUpsertInput): Promise<{ lead: leads.Lead; created: boolean }> {
-  const phones = uniqueInOrder([input.phone, ...(input.phones ?? [])]);
-  const given = input.email !== undefined || input.emails !== undefined;
-  const emails = uniqueInOrder([...(input.email ? [input.email] : []), ...(input.emails ?? [])]);
+  const { phones, emails } = phonesAndEmailsOf(input);
   // A caller naming a version of the lead wants that lead changed, never a new one made.
   const created = input.expectedUpdatedAt === undefined ? leads.newLead({ name: input.name, phones, emails, company: input.company ?? null }, {
     status: input.status ?? 'NOT_CONTACTED',
@@ -80,12 +78,10 @@ async function upsertFromInput(ctx: ProcedureContext, input: LeadsUpsertInput): 
  * change of its fields, the checks that may refuse it, and its events, recorded as `source`.
  */
 export function heldLeadChange(input: LeadsUpsertInput, source: EventSource): Pick<Parameters<typeof leads.upsertLead>[2], 'change' | 'check' | 'recordChange'> {
-  const phones = uniqueInOrder([input.phone, ...(input.phones ?? [])]);
-  const given = input.email !== undefined || input.emails !== undefined;
-  const emails = uniqueInOrder([...(input.email ? [input.email] : []), ...(input.emails ?? [])]);
+  const { phones, emails, emailsGiven } = phonesAndEmailsOf(input);
   return {
     change: {
-      person: { name: input.name, phones, emails: given ? emails : undefined, company: input.company },
+      person: { name: input.name, phones, emails: emailsGiven ? emails : undefined, company: input.company },
       fields: { status: input.status, source: input.source, notes: input.notes, nextCallAt: input.nextCallAt, assignedToId: input.assignedToId },
     },
     check: (before) => {
@@ -93,5 +89,14 @@ export function heldLeadChange(input: LeadsUpsertInput, source: EventSource): Pi
       if (input.status) assertStatusChangeAllowed(before.status, input.status);
     },
     recordChange: (trx, written) => recordEvents(trx, source, leadWriteEvents(written)),
+  };
+}
+
+/** The input's phones (`phone` then `phones`) and emails (`email` then `emails`), each once in order, and whether any email was given. */
+function phonesAndEmailsOf(input: LeadsUpsertInput): { phones: string[]; emails: string[]; emailsGiven: boolean } {
+  return {
+    phones: uniqueInOrder([input.phone, ...(input.phones ?? [])]),
+    emails: uniqueInOrder([...(input.email ? [input.email] : []), ...(input.emails ?? [])]),
+    emailsGiven: input.email !== undefined || input.emails !== undefined,
   };
 }
