@@ -139,7 +139,11 @@ describe('the leads counters (lead_counts) behind the totals', () => {
     const db = createTestDb(12);
     try {
       const ws = await createWorkspace(db);
-      await Promise.all([0, 1, 2, 3].map((i) => bulkInsert(db, ws.org.id, `s${i}_`, 20, null)));
+      // Four transactions open at once hold four sessions (four writes merely started together may
+      // all run on one connection, each handed the one the last released).
+      const trxs = await Promise.all([0, 1, 2, 3].map(() => db.transaction()));
+      await Promise.all(trxs.map((trx, i) => bulkInsert(trx, ws.org.id, `s${i}_`, 20, null)));
+      await Promise.all(trxs.map((trx) => trx.commit()));
       const shards = await db('lead_counts').where('org_id', ws.org.id).countDistinct<{ n: string }[]>({ n: 'shard' });
       expect(Number(shards[0]!.n)).toBeGreaterThan(1);
     } finally {
