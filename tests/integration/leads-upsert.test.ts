@@ -1,6 +1,6 @@
 import { createTestContext, createTestDb } from '../helpers/test-app';
 import { createKey, createWorkspace, unique } from '../helpers/factories';
-import { rpcPost, resultOf } from '../helpers/rpc';
+import { rpcGet, rpcPost, resultOf } from '../helpers/rpc';
 import { LEAD_FIELDS, countRows, expectRpcFailure, issuePaths, snapshot } from '../helpers/leads-procedures-helpers';
 import { insertEndpoint } from '../helpers/webhook-fixtures';
 import * as leads from '../../src/db/leads';
@@ -67,6 +67,33 @@ describe('POST leads.upsert (create or change)', () => {
     const { rows: counts } = await ctx.db.raw<{ rows: { status: string; n: number }[] }>(
       'select status, sum(n)::int as n from lead_counts where org_id = ? group by status having sum(n) <> 0', [ws.org.id]);
     expect(counts).toEqual([{ status: 'NO_ANSWER', n: 1 }]);
+    await expectStoredJsonFresh(ws.org.id);
+  });
+
+  it('records a held lead\'s change as leads.update would: each event\'s object as answered, deliveries numbered as their events', async () => {
+    const ws = await createWorkspace(ctx.db);
+    await insertEndpoint(ctx.db, { orgId: ws.org.id, ownerKeyId: ws.keyId, url: 'https://hooks.example/changes', events: ['*'] });
+    const externalId = unique('crm');
+    const first = resultOf(await upsert(ws.key, { externalId, name: 'Seen', phone: '+442079460113', status: 'CONTACTED' }));
+    const res = await upsert(ws.key, { externalId, name: 'Seen again', phone: '+442079460114', status: 'QUALIFIED', assignedToId: ws.member.id });
+    const { created, ...lead } = resultOf(res);
+    expect(created).toBe(false);
+    expect(lead).toMatchObject({ id: first.id, name: 'Seen again', status: 'QUALIFIED', assignedToId: ws.member.id });
+    const changes = await ctx.db('events').where({ org_id: ws.org.id }).whereNotIn('type', ['lead.created', 'contact.created']).orderBy('seq');
+    expect(changes.map((e: { type: string }) => e.type)).toEqual(['contact.updated', 'lead.updated', 'lead.status_changed', 'lead.assigned']);
+    const json = JSON.parse(JSON.stringify(lead));
+    for (const e of changes.slice(1)) expect(e.data.object).toEqual(json);
+    expect(changes[2].data).toMatchObject({ from: 'CONTACTED', to: 'QUALIFIED' });
+    expect(changes[3].data).toMatchObject({ from: null, to: ws.member.id });
+    const contact = resultOf(await rpcGet(ctx.app, 'contacts.getById', { id: lead.contactId }, ws.key));
+    expect(changes[0].data.object).toEqual(JSON.parse(JSON.stringify(contact)));
+    expect(contact.updatedAt.getTime()).toBeGreaterThan(first.updatedAt.getTime() - 1);
+    const deliveries = await ctx.db('webhook_deliveries').where({ org_id: ws.org.id }).whereIn('event_id', changes.map((e: { id: string }) => e.id));
+    expect(deliveries.map((d: { event_id: string; event_seq: string }) => [d.event_id, String(d.event_seq)]).sort())
+      .toEqual(changes.map((e: { id: string; seq: string }) => [e.id, String(e.seq)]).sort());
+    const { rows: counts } = await ctx.db.raw<{ rows: { key: string; n: number }[] }>(
+      `select status || '/' || assignee_key as key, sum(n)::int as n from lead_counts where org_id = ? group by 1 having sum(n) <> 0`, [ws.org.id]);
+    expect(counts).toEqual([{ key: `QUALIFIED/${ws.member.id}`, n: 1 }]);
     await expectStoredJsonFresh(ws.org.id);
   });
 
@@ -145,6 +172,32 @@ describe('POST leads.upsert (input and scopes)', () => {
 });
 
 describe('POST leads.upsert (racing calls)', () => {
+  it('applies each of 20 concurrent changes of a held id once, each on the version before it: totals and stored JSON exact', async () => {
+    const ws = await createWorkspace(ctx.db);
+    const externalId = unique('race');
+    resultOf(await upsert(ws.key, { externalId, name: 'Held', phone: '+442079460115' }));
+    const statuses = ['CONTACTED', 'NO_ANSWER', 'BUSY', 'QUALIFIED'] as const;
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => upsert(ws.key, {
+      externalId, name: `Changer ${i}`, phone: '+442079460115', status: statuses[i % 4], notes: `change ${i}`,
+    })));
+    expect(answers.map((r) => r.status)).toEqual(Array(20).fill(200));
+    const results = answers.map((r) => resultOf(r));
+    expect(results.every((r) => r.created === false)).toBe(true);
+    // Every change replaced its own version: twenty distinct versions, the last of which is stored.
+    const versions = results.map((r) => r.updatedAt.getTime()).sort((a, b) => a - b);
+    expect(new Set(versions).size).toBe(20);
+    const last = results.find((r) => r.updatedAt.getTime() === versions[19])!;
+    const { created: _created, ...stored } = last;
+    expect(resultOf(await rpcGet(ctx.app, 'leads.getById', { id: last.id }, ws.key))).toEqual(stored);
+    const types = await eventTypes(ctx.db, ws.org.id);
+    expect(types.filter((t) => t === 'lead.updated')).toHaveLength(20);
+    expect(types.filter((t) => t === 'contact.updated')).toHaveLength(20);
+    const { rows: counts } = await ctx.db.raw<{ rows: { status: string; n: number }[] }>(
+      'select status, sum(n)::int as n from lead_counts where org_id = ? group by status having sum(n) <> 0', [ws.org.id]);
+    expect(counts).toEqual([{ status: last.status, n: 1 }]);
+    await expectStoredJsonFresh(ws.org.id);
+  });
+
   it('ends 20 concurrent upserts of one id in one lead, one contact and exactly one lead.created (and its one delivery); the rest change it', async () => {
     const ws = await createWorkspace(ctx.db);
     await insertEndpoint(ctx.db, { orgId: ws.org.id, ownerKeyId: ws.keyId, url: 'https://hooks.example/upsert', events: ['lead.created', 'contact.created'] });

@@ -50,7 +50,7 @@ export interface ContactListFilters {
 
 const COLUMNS = ['id', 'name', 'phones', 'emails', 'company', 'created_at', 'updated_at', 'external_id'];
 
-interface ContactRow {
+export interface ContactRow {
   id: string;
   name: string;
   phones: string[];
@@ -73,7 +73,7 @@ function personFieldsOf(row: { name: string; phones: string[]; emails: string[];
   };
 }
 
-function toContact(row: ContactRow): Contact {
+export function toContact(row: ContactRow): Contact {
   return {
     id: row.id,
     ...personFieldsOf(row),

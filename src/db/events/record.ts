@@ -7,12 +7,14 @@ import { prepared } from '../prepared-statements';
 // (src/events/record-events.ts: their ids, read scopes and JSON, from what the write answers it
 // changed); here they are written, with one pending webhook delivery per endpoint that wants
 // each, from one text of each insert (the endpoints an event goes to are matched in
-// `deliveriesInsert` only, and in `BULK_DELIVERIES` for the bulk form). Three forms of it:
+// `deliveriesInsert` only, and in `BULK_DELIVERIES` for the bulk form). Four forms of it:
 // - `insertEvents(trx, events)`: in the write's transaction, after its rows (two statements, the
 //   second only when the workspace has an enabled endpoint);
 // - `firstEventsCtes(events)`: the same inserts as CTE text, for a write that creates the events'
 //   objects in one statement of its own (the leads' createLead): each is its object's first
 //   event, so its deliveries need no number the event took (FIRST_EVENT_SEQ);
+// - `changeEventsCtes(events, onlyWith)`: the same as CTE text for a write that changes its
+//   objects in one statement (leads.upsert's change of a lead it saw), only when it does;
 // - `insertFirstEventsInBulk(trx, events)`: many first events in two statements (an import's batch).
 
 /** An event about to be recorded, with the read scope its type needs (its deliveries check it). */
@@ -91,6 +93,26 @@ function guardedFirstEventsCtes(n: number, onlyWith: string): string {
 }
 
 /**
+ * `insertEvents` as CTE text for a write that changes existing objects in one statement of its
+ * own (leads.upsert's change of a lead it saw: src/db/leads/upsert.ts): the events are inserted
+ * only when the statement's CTE `onlyWith` answers a row, and their deliveries take the numbers
+ * the events took from the insert's RETURNING (the statement cannot read its own inserts back).
+ * The statement binds the workspace as `:org`.
+ */
+export function changeEventsCtes(events: readonly NewEvent[], onlyWith: string): { sql: string; bindings: Record<string, Knex.Value> } {
+  const key = `${events.length}:${onlyWith}`;
+  let sql = CHANGE_TEXTS.get(key);
+  if (sql === undefined) {
+    sql = `recorded_events as (${eventsInsert(events.length, `exists (select 1 from ${onlyWith})`)} returning id, seq), `
+      + `recorded_deliveries as (${deliveriesInsert(events.length, 'returned')})`;
+    CHANGE_TEXTS.set(key, sql);
+  }
+  return { sql, bindings: bindingsOf(events) };
+}
+
+const CHANGE_TEXTS = new Map<string, string>();
+
+/**
  * `insertEvents` for many events at once, each its object's first (FIRST_EVENT_SEQ): an import's
  * batch, the contact.created and lead.created of each lead it creates. The events come from one
  * JSON array and are inserted in its order (their `seq` follows it); their deliveries only when
@@ -164,15 +186,17 @@ function eventsInsert(n: number, guard?: string): string {
  * One pending delivery of each event per enabled webhook endpoint of the workspace that
  * subscribes to its type (or to `*`) and whose kept read scopes cover it. Its `event_seq`: the
  * number the event took (`recorded`: read back by key, the event inserted by an earlier
- * statement), or FIRST_EVENT_SEQ (`first`). A delivery's id is derived from its event and
+ * statement; `returned`: from the CTE `recorded_events` of the same statement), or
+ * FIRST_EVENT_SEQ (`first`). A delivery's id is derived from its event and
  * endpoint, which make it unique: a write may not call a volatile function on Citus.
  */
-function deliveriesInsert(n: number, seq: 'recorded' | 'first'): string {
+function deliveriesInsert(n: number, seq: 'recorded' | 'returned' | 'first'): string {
   const values = indexes(n).map((i) => `(:event${i}Id::text, :event${i}Type::text, :event${i}Scope::text, :event${i}Object::text)`);
+  const numbered = { first: '', recorded: `join ${TABLES.events} r on r.org_id = :org and r.id = e.id`, returned: 'join recorded_events r on r.id = e.id' }[seq];
   return `insert into webhook_deliveries (org_id, id, endpoint_id, event_id, event_seq, object_id)
     select w.org_id, 'dlv_' || md5(e.id || ':' || w.id), w.id, e.id, ${seq === 'first' ? FIRST_EVENT_SEQ : 'r.seq'}, e.object_id
     from (values ${values.join(', ')}) as e(id, type, scope, object_id)
-    ${seq === 'first' ? '' : `join ${TABLES.events} r on r.org_id = :org and r.id = e.id`}
+    ${numbered}
     join webhook_endpoints w
       on (w.events @> array[e.type] or w.events @> array['*']) and w.read_scopes @> array[e.scope]
     where w.org_id = :org and w.enabled`;

@@ -33,6 +33,39 @@ export interface CountDelta {
  * groups' rows of this session (inserted when the session has none yet).
  */
 export async function addToCounts(trx: Knex.Transaction, orgId: string, deltas: readonly CountDelta[]): Promise<void> {
+  const rows = groupedDeltas(deltas);
+  if (rows.length === 0) return;
+  const shard = trx.raw(SESSION_SHARD);
+  await trx(TABLES.leadCounts)
+    .insert(rows.map((g) => ({ org_id: orgId, status: g.status, assignee_key: g.assigneeKey, shard, n: g.n })))
+    .onConflict(['org_id', 'status', 'assignee_key', 'shard'])
+    .merge({ n: trx.raw('?? + excluded.n', [`${TABLES.leadCounts}.n`]) });
+}
+
+/**
+ * `addToCounts` as the text of a CTE (`counts as (...)`) with its named bindings, for a statement
+ * that binds the workspace as `:org`: the deltas are added only when its CTE `onlyWith` answers
+ * a row (undefined when they sum to nothing).
+ */
+export function countDeltasCte(deltas: readonly CountDelta[], onlyWith: string): { sql: string; bindings: Record<string, Knex.Value> } | undefined {
+  const rows = groupedDeltas(deltas);
+  if (rows.length === 0) return undefined;
+  const bindings: Record<string, Knex.Value> = {};
+  const values = rows.map((g, i) => {
+    Object.assign(bindings, { [`count${i}Status`]: g.status, [`count${i}Assignee`]: g.assigneeKey, [`count${i}N`]: g.n });
+    return `(:count${i}Status::text, :count${i}Assignee::text, :count${i}N::int)`;
+  });
+  return {
+    sql: `counts as (insert into ${TABLES.leadCounts} as c (org_id, status, assignee_key, shard, n)
+    select :org, d.status, d.assignee_key, ${SESSION_SHARD}, d.n from (values ${values.join(', ')}) as d(status, assignee_key, n)
+    where exists (select 1 from ${onlyWith})
+    on conflict (org_id, status, assignee_key, shard) do update set n = c.n + excluded.n)`,
+    bindings,
+  };
+}
+
+/** The deltas summed per group, without the groups they leave unchanged, in key order (two writers never lock two rows in opposite orders). */
+function groupedDeltas(deltas: readonly CountDelta[]): { status: LeadStatus; assigneeKey: string; n: number }[] {
   const groups = new Map<string, { status: LeadStatus; assigneeKey: string; n: number }>();
   for (const { status, assignedToId, n } of deltas) {
     const assigneeKey = assignedToId ?? '';
@@ -41,15 +74,9 @@ export async function addToCounts(trx: Knex.Transaction, orgId: string, deltas: 
     group.n += n;
     groups.set(key, group);
   }
-  const rows = [...groups.values()]
+  return [...groups.values()]
     .filter((g) => g.n !== 0)
     .sort((a, b) => compare(a.status, b.status) || compare(a.assigneeKey, b.assigneeKey));
-  if (rows.length === 0) return;
-  const shard = trx.raw(SESSION_SHARD);
-  await trx(TABLES.leadCounts)
-    .insert(rows.map((g) => ({ org_id: orgId, status: g.status, assignee_key: g.assigneeKey, shard, n: g.n })))
-    .onConflict(['org_id', 'status', 'assignee_key', 'shard'])
-    .merge({ n: trx.raw('?? + excluded.n', [`${TABLES.leadCounts}.n`]) });
 }
 
 /** The counter rows' shard of the database session a write runs on. */

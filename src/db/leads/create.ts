@@ -4,7 +4,7 @@ import { TABLES } from '../tables';
 import type * as contacts from '../contacts';
 import { firstEventsCtes, type NewEvent } from '../events';
 import { newId } from '../../domain/ids';
-import { addToCounts, COUNT_DELTA_INSERT, COUNT_DELTA_INSERT_WITH_LEAD } from './counters';
+import { addToCounts, COUNT_DELTA_INSERT } from './counters';
 import { prepared } from '../prepared-statements';
 import { storeLeadJson } from './lead-json';
 import { toLead, type Lead, type LeadFields } from './shape';
@@ -53,23 +53,8 @@ export async function createLead(db: Db, orgId: string, lead: Lead, events: read
   await prepared(db, db.raw(recorded ? `${CREATE_LEAD_ROWS}, ${recorded.sql} select 1` : CREATE_LEAD, { ...bindingsOf(orgId, lead), ...recorded?.bindings }));
 }
 
-/**
- * `createLead` for a lead with an external id that another lead of the workspace may hold
- * (leads.upsert): the same rows and events in one statement, each written only when the lead is
- * (`on conflict ... do nothing` on the unique index of external ids; the other rows read the CTE
- * `lead`). Answers whether it was: false when a lead holds the id, committed or committing (the
- * insert waits for a concurrent one to end), and then nothing is written.
- */
-export async function createLeadUnlessHeld(db: Db, orgId: string, lead: Lead, events: readonly NewEvent[]): Promise<boolean> {
-  if (lead.externalId === null) throw new Error('createLeadUnlessHeld: the lead has no external id');
-  const recorded = firstEventsCtes(events, 'lead');
-  const { rows } = await prepared(db, db.raw<{ rows: { created: boolean }[] }>(`${CREATE_LEAD_UNLESS_HELD}, ${recorded.sql} select exists (select 1 from lead) as created`, {
-    ...bindingsOf(orgId, lead), ...recorded.bindings,
-  }));
-  return rows[0]!.created;
-}
-
-function bindingsOf(orgId: string, lead: Lead): Record<string, Knex.Value> {
+/** A new lead's values as the named bindings of its statements (`:now` its times). */
+export function bindingsOf(orgId: string, lead: Lead): Record<string, Knex.Value> {
   return {
     org: orgId, contact: lead.contactId, lead: lead.id, now: lead.createdAt,
     name: lead.name, phones: lead.phones, emails: lead.emails, company: lead.company,
@@ -79,10 +64,15 @@ function bindingsOf(orgId: string, lead: Lead): Record<string, Knex.Value> {
 }
 
 /** The lead's stored JSON, from the bound values (render_lead_json's arguments in order). */
-const RENDERED = `render_lead_json(:lead, :contact, :status, :source, :notes, :nextCallAt::timestamptz, :now::timestamptz, :now::timestamptz,
-      :assignee, :client, :name, :phones::text[], :emails::text[], :company, :externalId)`;
+export const RENDERED = renderedFrom(':now', ':now');
 
-const LEAD_INSERT = `insert into ${TABLES.leads} (org_id, id, contact_id, status, source, notes, next_call_at, assigned_to_id, client_id,
+/** render_lead_json of bound values, with these times (bindings) as the lead's createdAt and updatedAt. */
+export function renderedFrom(createdAt: string, updatedAt: string): string {
+  return `render_lead_json(:lead, :contact, :status, :source, :notes, :nextCallAt::timestamptz, ${createdAt}::timestamptz, ${updatedAt}::timestamptz,
+      :assignee, :client, :name, :phones::text[], :emails::text[], :company, :externalId)`;
+}
+
+export const LEAD_INSERT = `insert into ${TABLES.leads} (org_id, id, contact_id, status, source, notes, next_call_at, assigned_to_id, client_id,
       created_at, updated_at, contact_search_lower, contact_phone_digits, external_id)
     values (:org, :lead, :contact, :status, :source, :notes, :nextCallAt::timestamptz, :assignee, :client, :now, :now,
       lower(contact_search_text(:name, :company, :emails::text[], :phones::text[])), contact_phone_digits(:phones::text[]), :externalId)`;
@@ -99,21 +89,6 @@ const CREATE_LEAD_ROWS = `
     ${COUNT_DELTA_INSERT}
   )`;
 const CREATE_LEAD = `${CREATE_LEAD_ROWS} select 1`;
-
-/** CREATE_LEAD_ROWS, the lead first and every other row only with it (`from lead`). */
-const CREATE_LEAD_UNLESS_HELD = `
-  with lead as (
-    ${LEAD_INSERT}
-    on conflict (org_id, external_id) where external_id is not null do nothing
-    returning id
-  ), contact as (
-    insert into ${TABLES.contacts} (org_id, id, name, phones, emails, company, created_at, updated_at)
-    select :org, :contact, :name, :phones::text[], :emails::text[], :company, :now::timestamptz, :now::timestamptz from lead
-  ), json as (
-    insert into ${TABLES.leadJson} (org_id, lead_id, json) select :org, :lead, ${RENDERED} from lead
-  ), counts as (
-    ${COUNT_DELTA_INSERT_WITH_LEAD}
-  )`;
 
 /** A lead to insert in bulk: its contact (inserted before), its own fields, and (demo data, tests) any of its id and times. */
 export interface NewLead extends LeadFields {

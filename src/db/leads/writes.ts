@@ -182,7 +182,7 @@ function personColumnsOf(contact: contacts.Contact): Pick<LeadRow, 'name' | 'pho
 }
 
 /** A lead leaving its (status, assignee) group for another: -1 and +1 (nothing when it stays). */
-function moved(
+export function moved(
   before: { status: LeadStatus; assignedToId: string | null },
   after: { status: LeadStatus; assignedToId: string | null },
 ): CountDelta[] {

@@ -6,7 +6,7 @@ import { assertStatusChangeAllowed } from '../../domain/lead-status';
 import { uniqueInOrder } from '../../domain/phone';
 import { externalIdField, objectOf } from '../shared/fields';
 import { assertUnchangedSince, expectedUpdatedAtField } from '../shared/concurrency';
-import { newEvents, recordEvents, type EventSource } from '../../events/record-events';
+import { newEvents, type EventSource } from '../../events/record-events';
 import { leadCreatedEvents, leadWriteEvents } from '../../events/lead-events';
 import { leadsCreateInput } from './create';
 import { leadOutput, type LeadOutput } from './lead.schema';
@@ -77,7 +77,7 @@ async function upsertFromInput(ctx: ProcedureContext, input: LeadsUpsertInput): 
  * What an upsert does to the lead holding the id (leads.upsert, an import's upsert rows): the
  * change of its fields, the checks that may refuse it, and its events, recorded as `source`.
  */
-export function heldLeadChange(input: LeadsUpsertInput, source: EventSource): Pick<Parameters<typeof leads.upsertLead>[2], 'change' | 'check' | 'recordChange'> {
+export function heldLeadChange(input: LeadsUpsertInput, source: EventSource): Pick<Parameters<typeof leads.upsertLead>[2], 'change' | 'check' | 'changeEvents'> {
   const { phones, emails, emailsGiven } = phonesAndEmailsOf(input);
   return {
     change: {
@@ -88,7 +88,7 @@ export function heldLeadChange(input: LeadsUpsertInput, source: EventSource): Pi
       assertUnchangedSince('lead', before.updatedAt, input.expectedUpdatedAt);
       if (input.status) assertStatusChangeAllowed(before.status, input.status);
     },
-    recordChange: (trx, written) => recordEvents(trx, source, leadWriteEvents(written)),
+    changeEvents: (written) => newEvents(source, leadWriteEvents(written)),
   };
 }
 

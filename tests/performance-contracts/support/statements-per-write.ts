@@ -327,7 +327,7 @@ export const CASES: Record<string, Case> = {
   },
   'leads.upsert': {
     // The heavier way: the external id is held, so the create's statement writes nothing and the lead is changed.
-    what: 'member check; the create (one statement: nothing written, the id is held), then the lead (found by its external id, locked and changed in one), contact, stored JSON, counters, events, webhook deliveries',
+    what: 'member check; the create (one statement: nothing written, the id is held; it answers the lead holding it), then that version changed in one statement: the lead and its contact, stored JSON, counters, events, webhook deliveries',
     input: async () => {
       const externalId = unique('crm');
       await call('leads.upsert', { externalId, name: unique('Lead'), phone: '+442079460130', assignedToId: otherMemberId });
