@@ -59,7 +59,7 @@ export function countDeltasCte(deltas: readonly CountDelta[], onlyWith: string):
     sql: `counts as (insert into ${TABLES.leadCounts} as c (org_id, status, assignee_key, shard, n)
     select :org, d.status, d.assignee_key, ${SESSION_SHARD}, d.n from (values ${values.join(', ')}) as d(status, assignee_key, n)
     where exists (select 1 from ${onlyWith})
-    on conflict (org_id, status, assignee_key, shard) do update set n = c.n + excluded.n)`,
+    ${ADD_TO_ROW})`,
     bindings,
   };
 }
@@ -82,15 +82,18 @@ function groupedDeltas(deltas: readonly CountDelta[]): { status: LeadStatus; ass
 /** The counter rows' shard of the database session a write runs on. */
 const SESSION_SHARD = 'pg_backend_pid()';
 
+/** An insert's delta added to the session's row of its group when there is one (the insert names the table `c`). */
+const ADD_TO_ROW = 'on conflict (org_id, status, assignee_key, shard) do update set n = c.n + excluded.n';
+
 /** One lead's +1 as a statement (a CTE of `createLead`): named bindings org, status, assigneeKey. */
 export const COUNT_DELTA_INSERT = `insert into ${TABLES.leadCounts} as c (org_id, status, assignee_key, shard, n)
     values (:org, :status, :assigneeKey, ${SESSION_SHARD}, 1)
-    on conflict (org_id, status, assignee_key, shard) do update set n = c.n + excluded.n`;
+    ${ADD_TO_ROW}`;
 
 /** COUNT_DELTA_INSERT when the statement's CTE `lead` answers a row: a create that may insert no lead (leads.upsert's). */
 export const COUNT_DELTA_INSERT_WITH_LEAD = `insert into ${TABLES.leadCounts} as c (org_id, status, assignee_key, shard, n)
     select :org, :status, :assigneeKey, ${SESSION_SHARD}, 1 from lead
-    on conflict (org_id, status, assignee_key, shard) do update set n = c.n + excluded.n`;
+    ${ADD_TO_ROW}`;
 
 /** Byte order, which is the order of these ASCII keys in the primary key too. */
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
