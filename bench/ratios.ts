@@ -5,11 +5,12 @@ import { startServer, buildService, runCannon, serviceEnv, serviceArgs, BENCH_PO
 import { machineLine, median } from './lib/report';
 import type { CannonJob, CannonResult } from './lib/cannon';
 
-// `npx tsx bench/ratios.ts [--rounds 3] [--baseline-entry DIR/src/index.js [--baseline-database URL]]`:
+// `npx tsx bench/ratios.ts [--rounds 3] [--cases getById,list,create,update] [--baseline-entry DIR/src/index.js [--baseline-database URL]]`:
 // the performance targets' cases, taking turns for several rounds (the order reversed every
 // other round), with the median of each: getById from the floor (servers/floor.ts), the bare
 // Express ceiling, the tRPC peer and ours; the REST list's first page on the million-lead
-// workspace; create against the insert ceilings. One run moves by about ±0.05 in these ratios on
+// workspace; create against the insert ceilings; leads.update of the million-lead workspace's
+// leads (ours, and the baseline's). `--cases` runs only the named ones. One run moves by about ±0.05 in these ratios on
 // this shared machine. With --baseline-entry, an older build takes its turn beside ours, on the
 // same database, or on --baseline-database when the schema has changed since (a copy made before
 // the change: `create database wsapi_bench_before template wsapi_bench`; the older build issues
@@ -21,6 +22,7 @@ const rounds = Number(arg('--rounds') ?? 3);
 const baselineEntry = arg('--baseline-entry');
 const url = process.env.BENCH_DATABASE_URL ?? DEFAULT_BENCH_URL;
 const baselineUrl = arg('--baseline-database') ?? url;
+const cases = new Set((arg('--cases') ?? 'getById,list,create,update').split(','));
 const CONNECTIONS = 50;
 const TIMING = { warmupSeconds: 3, seconds: 8 };
 
@@ -73,12 +75,19 @@ async function main(): Promise<void> {
     url: `${base}/api/v1/rpc/leads.create`, method: 'POST', bodies: creates(true),
     headers: { Authorization: `Bearer ${k}`, 'content-type': 'application/json' },
   });
+  // Notes changed on leads spread over the workspace, every body a different lead, so no two
+  // connections wait on one row's lock.
+  const updates = Array.from({ length: 5000 }, (_, i) => JSON.stringify({ json: { id: large.updateIds[i % large.updateIds.length], notes: `Ratios ${process.pid} ${i}` } }));
+  const update = (k: string) => (base: string): Job => ({
+    url: `${base}/api/v1/rpc/leads.update`, method: 'POST', bodies: updates,
+    headers: { Authorization: `Bearer ${k}`, 'content-type': 'application/json' },
+  });
   const tsx = (file: string) => ['--import', 'tsx', file];
   const ours = buildService();
   const direct = (b: string) => ({ url: `${b}/leads/${large.orgId}/${sample.leadId}` });
   const baseline = (name: string, job: (k: string) => Server['job'], k: string): Server[] =>
     (baselineEntry ? [{ name: `${name} baseline`, args: serviceArgs(baselineEntry), env: baselineEnv, job: job(k) }] : []);
-  const servers: Server[] = [
+  const allServers: Server[] = [
     { name: 'getById floor', args: tsx('bench/servers/floor.ts'), env, job: direct },
     { name: 'getById ceiling', args: tsx('bench/servers/ceiling.ts'), env, job: direct },
     { name: 'getById peer', args: tsx('bench/servers/trpc-peer.ts'), env, job: (b) => ({ url: `${b}/trpc/leads.getById?input=${encodeURIComponent(JSON.stringify({ json: { orgId: large.orgId, id: sample.leadId } }))}` }) },
@@ -92,7 +101,10 @@ async function main(): Promise<void> {
     })),
     { name: 'create ours', args: serviceArgs(ours), env: oursEnv, job: create(writeKey) },
     ...baseline('create', create, baselineWriteKey!),
+    { name: 'update ours', args: serviceArgs(ours), env: oursEnv, job: update(key) },
+    ...baseline('update', update, baselineKey!),
   ];
+  const servers = allServers.filter((s) => cases.has(s.name.split(' ')[0]!));
 
   const results = new Map<string, CannonResult[]>(servers.map((s) => [s.name, []]));
   for (let round = 1; round <= rounds; round++) {
@@ -114,6 +126,7 @@ async function main(): Promise<void> {
   const x = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
   const against = (name: string) =>
     `${name} ${x(rps(`${name} ours`), rps(`${name} baseline`))} its req/s (server CPU ${x(cpu(`${name} ours`), cpu(`${name} baseline`))})`;
+  const has = (name: string) => results.has(name);
   const lines = [
     `${machineLine(pgVersion)}; ${LARGE_WORKSPACE}; ${rounds} rounds taking turns, ${CONNECTIONS} connections, ${TIMING.warmupSeconds} s warm-up and ${TIMING.seconds} s counted each; medians.`,
     '',
@@ -121,13 +134,17 @@ async function main(): Promise<void> {
     '|---|---|---:|---:|',
     ...servers.map((s) => `| ${s.name} | ${results.get(s.name)!.map((r) => Math.round(r.rps)).join(', ')} | ${Math.round(rps(s.name))} | ${cpu(s.name)} |`),
     '',
-    `- getById ours / ceiling: **${x(rps('getById ours'), rps('getById ceiling'))}** (target >= 0.9); server CPU per request ${x(cpu('getById ours'), cpu('getById ceiling'))} the ceiling's`,
-    `- getById ours / tRPC peer: **${x(rps('getById ours'), rps('getById peer'))}** (target >= 1.6)`,
-    `- getById ours / floor: ${x(rps('getById ours'), rps('getById floor'))}; server CPU per request ${x(cpu('getById ours'), cpu('getById floor'))} the floor's`,
-    `- create ours / insert ceiling (the same inserts: contact, lead and its two events): **${x(rps('create ours'), rps('create insert ceiling'))}** (target >= 0.8); server CPU per request ${x(cpu('create ours'), cpu('create insert ceiling'))}`,
-    `- create ours / insert ceiling without events (contact and lead only, as before events existed): ${x(rps('create ours'), rps('create insert ceiling without events'))}`,
+    ...(has('getById ceiling') ? [
+      `- getById ours / ceiling: **${x(rps('getById ours'), rps('getById ceiling'))}** (target >= 0.9); server CPU per request ${x(cpu('getById ours'), cpu('getById ceiling'))} the ceiling's`,
+      `- getById ours / tRPC peer: **${x(rps('getById ours'), rps('getById peer'))}** (target >= 1.6)`,
+      `- getById ours / floor: ${x(rps('getById ours'), rps('getById floor'))}; server CPU per request ${x(cpu('getById ours'), cpu('getById floor'))} the floor's`,
+    ] : []),
+    ...(has('create insert ceiling') ? [
+      `- create ours / insert ceiling (the same inserts: contact, lead and its two events): **${x(rps('create ours'), rps('create insert ceiling'))}** (target >= 0.8); server CPU per request ${x(cpu('create ours'), cpu('create insert ceiling'))}`,
+      `- create ours / insert ceiling without events (contact and lead only, as before events existed): ${x(rps('create ours'), rps('create insert ceiling without events'))}`,
+    ] : []),
     ...(baselineEntry
-      ? [`- against the baseline build${baselineUrl === url ? '' : ' (on its own database)'}: ${['getById', 'list', 'create'].map(against).join('; ')} (target for the list's first page: >= 1.00x, within this run's noise)`]
+      ? [`- against the baseline build${baselineUrl === url ? '' : ' (on its own database)'}: ${['getById', 'list', 'create', 'update'].filter((c) => has(`${c} baseline`)).map(against).join('; ')}`]
       : []),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -119,7 +119,9 @@ export async function openLargeWorkspace(url: string, options: { writes?: boolea
     const pgVersion = await postgresVersion(db);
     const writesOrgId = options.writes ? await writesWorkspaceId(db) : undefined;
     const writes = writesOrgId ? { orgId: writesOrgId, key: await createBenchKey(db, writesOrgId) } : undefined;
-    return { orgId, key, sample, pgVersion, writes };
+    // Leads to change (bench/ratios.ts's update case): ids are random, so the first by id are spread over the workspace.
+    const updateIds = (await db('leads').where('org_id', orgId).orderBy('id').limit(2000).pluck('id')) as string[];
+    return { orgId, key, sample, pgVersion, writes, updateIds };
   } finally {
     await db.destroy();
   }
