@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../knex';
-import { TABLES } from '../tables';
+import { TABLES, WRITE_TIME } from '../tables';
 import { prepared } from '../prepared-statements';
 
 // The one way events are recorded. A write's events are decided and built above the data layer
@@ -16,6 +16,9 @@ import { prepared } from '../prepared-statements';
 // - `changeEventsCtes(events, onlyWith)`: the same as CTE text for a write that changes its
 //   objects in one statement (leads.upsert's change of a lead it saw), only when it does;
 // - `insertFirstEventsInBulk(trx, events)`: many first events in two statements (an import's batch).
+// Each form also writes the history entries its events carry (`NewEvent.history`: the change
+// history of leads, contacts and clients, src/db/history) as one more CTE of its first statement:
+// the history costs a write no statement and no round trip of its own.
 
 /** An event about to be recorded, with the read scope its type needs (its deliveries check it). */
 export interface NewEvent {
@@ -27,6 +30,25 @@ export interface NewEvent {
   objectId: string | null;
   /** Plain JSON: Dates already ISO 8601 text. */
   data: Record<string, unknown>;
+  /** The history entries of the write this event announces, written with it (record_history). */
+  history?: readonly NewHistoryEntry[];
+}
+
+/** One entry of a record's change history (record_history's row), built with the write's events. */
+export interface NewHistoryEntry {
+  id: string;
+  resource: 'lead' | 'contact' | 'client';
+  recordId: string;
+  /** The contact the record is about (the erasure finds a person's history by it), or null. */
+  personId: string | null;
+  /** The record's new `updatedAt` (its versions' order); null: the writing statement's time (a delete). */
+  changedAt: Date | null;
+  action: 'created' | 'updated' | 'deleted';
+  actor: { kind: string; id: string };
+  procedure: string | null;
+  requestId: string | null;
+  /** `{field: {from, to}}`, fields as the API names them, values as plain JSON. */
+  changes: Record<string, { from: unknown; to: unknown }>;
 }
 
 /** Whether the workspace `:org` has an enabled webhook endpoint: only then can an event need a delivery. */
@@ -59,7 +81,9 @@ export async function insertEvents(trx: Db, events: readonly NewEvent[]): Promis
   const bindings = bindingsOf(events);
   bindings.org = onlyWorkspaceOf(events);
   const texts = textsFor(events.length);
-  const { rows } = await prepared(trx, trx.raw<{ rows: { endpoints: boolean }[] }>(texts.eventsAndEndpoints, bindings));
+  const history = historyBindingOf(events);
+  const eventsAndEndpoints = history ? texts.eventsHistoryAndEndpoints : texts.eventsAndEndpoints;
+  const { rows } = await prepared(trx, trx.raw<{ rows: { endpoints: boolean }[] }>(eventsAndEndpoints, { ...bindings, ...history }));
   if (rows[0]!.endpoints) await prepared(trx, trx.raw(texts.deliveries, bindings));
 }
 
@@ -71,7 +95,9 @@ export async function insertEvents(trx: Db, events: readonly NewEvent[]): Promis
  */
 export function firstEventsCtes(events: readonly NewEvent[], onlyWith?: string): { sql: string; bindings: Record<string, Knex.Value> } {
   const sql = onlyWith === undefined ? textsFor(events.length).firstEventsCtes : guardedFirstEventsCtes(events.length, onlyWith);
-  return { sql, bindings: bindingsOf(events) };
+  const history = historyBindingOf(events);
+  if (!history) return { sql, bindings: bindingsOf(events) };
+  return { sql: `${sql}, ${historyCte(onlyWith)}`, bindings: { ...bindingsOf(events), ...history } };
 }
 
 /**
@@ -107,7 +133,9 @@ export function changeEventsCtes(events: readonly NewEvent[], onlyWith: string):
       + `recorded_deliveries as (${deliveriesInsert(events.length, 'returned')})`;
     CHANGE_TEXTS.set(key, sql);
   }
-  return { sql, bindings: bindingsOf(events) };
+  const history = historyBindingOf(events);
+  if (!history) return { sql, bindings: bindingsOf(events) };
+  return { sql: `${sql}, ${historyCte(onlyWith)}`, bindings: { ...bindingsOf(events), ...history } };
 }
 
 const CHANGE_TEXTS = new Map<string, string>();
@@ -126,7 +154,8 @@ export async function insertFirstEventsInBulk(trx: Knex.Transaction, events: rea
       n, id: e.id, type: e.type, scope: e.scope, actor_kind: e.actor.kind, actor_id: e.actor.id, object_id: e.objectId, data: e.data,
     }))),
   };
-  const { rows } = await trx.raw<{ rows: { endpoints: boolean }[] }>(BULK_EVENTS, bindings);
+  const history = historyBindingOf(events);
+  const { rows } = await trx.raw<{ rows: { endpoints: boolean }[] }>(history ? BULK_EVENTS_WITH_HISTORY : BULK_EVENTS, { ...bindings, ...history });
   if (rows[0]!.endpoints) await trx.raw(BULK_DELIVERIES, bindings);
 }
 
@@ -137,6 +166,8 @@ const BULK_EVENTS = `with recorded as (
     order by e.n
   ) select ${ENDPOINTS_EXIST} as endpoints`;
 
+const BULK_EVENTS_WITH_HISTORY = BULK_EVENTS.replace(") select ", `), ${historyInsert(undefined)} select `);
+
 /** `deliveriesInsert`'s matching, for the events of a JSON array (each its object's first). */
 const BULK_DELIVERIES = `insert into webhook_deliveries (org_id, id, endpoint_id, event_id, event_seq, object_id)
     select w.org_id, 'dlv_' || md5(e.id || ':' || w.id), w.id, e.id, ${FIRST_EVENT_SEQ}, e.object_id
@@ -146,14 +177,54 @@ const BULK_DELIVERIES = `insert into webhook_deliveries (org_id, id, endpoint_id
     where w.org_id = :org and w.enabled`;
 
 /** The statements' texts for `n` events, made once per count (a write records at most a few). */
-const TEXTS: { eventsAndEndpoints: string; deliveries: string; firstEventsCtes: string }[] = [];
+const TEXTS: { eventsAndEndpoints: string; eventsHistoryAndEndpoints: string; deliveries: string; firstEventsCtes: string }[] = [];
 
 function textsFor(n: number): (typeof TEXTS)[number] {
   return TEXTS[n] ??= {
     eventsAndEndpoints: `with recorded as (${eventsInsert(n)}) select ${ENDPOINTS_EXIST} as endpoints`,
+    eventsHistoryAndEndpoints: `with recorded as (${eventsInsert(n)}), ${historyCte()} select ${ENDPOINTS_EXIST} as endpoints`,
     deliveries: deliveriesInsert(n, 'recorded'),
     firstEventsCtes: `events as (${eventsInsert(n)}), deliveries as (${deliveriesInsert(n, 'first')})`,
   };
+}
+
+/**
+ * The history entries the events carry, as one named binding (`:history`, a JSON array), or
+ * undefined when they carry none. One binding whatever their count: the text stays the same.
+ */
+function historyBindingOf(events: readonly NewEvent[]): { history: string } | undefined {
+  const entries = events.flatMap((e) => e.history ?? []);
+  if (entries.length === 0) return undefined;
+  return {
+    history: JSON.stringify(entries.map((h, n) => ({
+      n, id: h.id, resource: h.resource, record_id: h.recordId, person_id: h.personId, changed_at: h.changedAt?.toISOString() ?? null,
+      action: h.action, actor_kind: h.actor.kind, actor_id: h.actor.id, procedure: h.procedure, request_id: h.requestId, changes: h.changes,
+    }))),
+  };
+}
+
+/**
+ * The CTE that inserts the history entries of `:history` (with the statement's `:org`); with
+ * `onlyWith`, only when that CTE of the statement answers a row (as its events are). A delete's
+ * entry has no `updatedAt` to take: it takes the statement's time, as a write's `updatedAt` does.
+ */
+function historyCte(onlyWith?: string): string {
+  let text = HISTORY_TEXTS.get(onlyWith);
+  if (text === undefined) HISTORY_TEXTS.set(onlyWith, text = historyInsert(onlyWith));
+  return text;
+}
+
+const HISTORY_TEXTS = new Map<string | undefined, string>();
+
+function historyInsert(onlyWith: string | undefined): string {
+  return `recorded_history as (
+    insert into ${TABLES.recordHistory} (org_id, id, resource, record_id, person_id, changed_at, action, actor_kind, actor_id, procedure, request_id, changes)
+    select :org, h.id, h.resource, h.record_id, h.person_id, coalesce(h.changed_at, ${WRITE_TIME}), h.action, h.actor_kind, h.actor_id,
+      h.procedure, h.request_id, h.changes
+    from jsonb_to_recordset(:history::jsonb) as h(n int, id text, resource text, record_id text, person_id text, changed_at timestamptz,
+      action text, actor_kind text, actor_id text, procedure text, request_id text, changes jsonb)
+    ${onlyWith === undefined ? '' : `where exists (select 1 from ${onlyWith}) `}order by h.n
+  )`;
 }
 
 /** Each event's values as named bindings: `:event<i>Id`, `:event<i>Type`, and so on. */
