@@ -51,6 +51,9 @@ export interface NewHistoryEntry {
   changes: Record<string, { from: unknown; to: unknown }>;
 }
 
+/** record_history's columns, in the order the history inserts give them. */
+const HISTORY_COLUMNS = 'org_id, id, resource, record_id, person_id, changed_at, action, actor_kind, actor_id, procedure, request_id, changes';
+
 /** Whether the workspace `:org` has an enabled webhook endpoint: only then can an event need a delivery. */
 const ENDPOINTS_EXIST = `exists (select 1 from webhook_endpoints where org_id = :org and enabled)`;
 
@@ -81,9 +84,9 @@ export async function insertEvents(trx: Db, events: readonly NewEvent[]): Promis
   const bindings = bindingsOf(events);
   bindings.org = onlyWorkspaceOf(events);
   const texts = textsFor(events.length);
-  const history = historyBindingOf(events);
-  const eventsAndEndpoints = history ? texts.eventsHistoryAndEndpoints : texts.eventsAndEndpoints;
-  const { rows } = await prepared(trx, trx.raw<{ rows: { endpoints: boolean }[] }>(eventsAndEndpoints, { ...bindings, ...history }));
+  const history = historyOf(events);
+  const eventsAndEndpoints = history.length > 0 ? eventsHistoryAndEndpoints(events.length, history.length) : texts.eventsAndEndpoints;
+  const { rows } = await prepared(trx, trx.raw<{ rows: { endpoints: boolean }[] }>(eventsAndEndpoints, { ...bindings, ...historyBindingsOf(history) }));
   if (rows[0]!.endpoints) await prepared(trx, trx.raw(texts.deliveries, bindings));
 }
 
@@ -95,9 +98,9 @@ export async function insertEvents(trx: Db, events: readonly NewEvent[]): Promis
  */
 export function firstEventsCtes(events: readonly NewEvent[], onlyWith?: string): { sql: string; bindings: Record<string, Knex.Value> } {
   const sql = onlyWith === undefined ? textsFor(events.length).firstEventsCtes : guardedFirstEventsCtes(events.length, onlyWith);
-  const history = historyBindingOf(events);
-  if (!history) return { sql, bindings: bindingsOf(events) };
-  return { sql: `${sql}, ${historyCte(onlyWith)}`, bindings: { ...bindingsOf(events), ...history } };
+  const history = historyOf(events);
+  if (history.length === 0) return { sql, bindings: bindingsOf(events) };
+  return { sql: `${sql}, ${historyCte(history.length, onlyWith)}`, bindings: { ...bindingsOf(events), ...historyBindingsOf(history) } };
 }
 
 /**
@@ -133,9 +136,9 @@ export function changeEventsCtes(events: readonly NewEvent[], onlyWith: string):
       + `recorded_deliveries as (${deliveriesInsert(events.length, 'returned')})`;
     CHANGE_TEXTS.set(key, sql);
   }
-  const history = historyBindingOf(events);
-  if (!history) return { sql, bindings: bindingsOf(events) };
-  return { sql: `${sql}, ${historyCte(onlyWith)}`, bindings: { ...bindingsOf(events), ...history } };
+  const history = historyOf(events);
+  if (history.length === 0) return { sql, bindings: bindingsOf(events) };
+  return { sql: `${sql}, ${historyCte(history.length, onlyWith)}`, bindings: { ...bindingsOf(events), ...historyBindingsOf(history) } };
 }
 
 const CHANGE_TEXTS = new Map<string, string>();
@@ -154,8 +157,10 @@ export async function insertFirstEventsInBulk(trx: Knex.Transaction, events: rea
       n, id: e.id, type: e.type, scope: e.scope, actor_kind: e.actor.kind, actor_id: e.actor.id, object_id: e.objectId, data: e.data,
     }))),
   };
-  const history = historyBindingOf(events);
-  const { rows } = await trx.raw<{ rows: { endpoints: boolean }[] }>(history ? BULK_EVENTS_WITH_HISTORY : BULK_EVENTS, { ...bindings, ...history });
+  const history = historyOf(events);
+  const { rows } = history.length > 0
+    ? await trx.raw<{ rows: { endpoints: boolean }[] }>(BULK_EVENTS_WITH_HISTORY, { ...bindings, history: JSON.stringify(history.map(historyRowOf)) })
+    : await trx.raw<{ rows: { endpoints: boolean }[] }>(BULK_EVENTS, bindings);
   if (rows[0]!.endpoints) await trx.raw(BULK_DELIVERIES, bindings);
 }
 
@@ -166,7 +171,15 @@ const BULK_EVENTS = `with recorded as (
     order by e.n
   ) select ${ENDPOINTS_EXIST} as endpoints`;
 
-const BULK_EVENTS_WITH_HISTORY = BULK_EVENTS.replace(") select ", `), ${historyInsert(undefined)} select `);
+/** BULK_EVENTS with the batch's history entries, from the JSON array `:history` as its events come from theirs. */
+const BULK_EVENTS_WITH_HISTORY = BULK_EVENTS.replace(') select ', `), recorded_history as (
+    insert into ${TABLES.recordHistory} (${HISTORY_COLUMNS})
+    select :org, h.id, h.resource, h.record_id, h.person_id, coalesce(h.changed_at, ${WRITE_TIME}), h.action, h.actor_kind, h.actor_id,
+      h.procedure, h.request_id, h.changes
+    from jsonb_to_recordset(:history::jsonb) as h(n int, id text, resource text, record_id text, person_id text, changed_at timestamptz,
+      action text, actor_kind text, actor_id text, procedure text, request_id text, changes jsonb)
+    order by h.n
+  ) select `);
 
 /** `deliveriesInsert`'s matching, for the events of a JSON array (each its object's first). */
 const BULK_DELIVERIES = `insert into webhook_deliveries (org_id, id, endpoint_id, event_id, event_seq, object_id)
@@ -177,55 +190,85 @@ const BULK_DELIVERIES = `insert into webhook_deliveries (org_id, id, endpoint_id
     where w.org_id = :org and w.enabled`;
 
 /** The statements' texts for `n` events, made once per count (a write records at most a few). */
-const TEXTS: { eventsAndEndpoints: string; eventsHistoryAndEndpoints: string; deliveries: string; firstEventsCtes: string }[] = [];
+const TEXTS: { eventsAndEndpoints: string; deliveries: string; firstEventsCtes: string }[] = [];
 
 function textsFor(n: number): (typeof TEXTS)[number] {
   return TEXTS[n] ??= {
     eventsAndEndpoints: `with recorded as (${eventsInsert(n)}) select ${ENDPOINTS_EXIST} as endpoints`,
-    eventsHistoryAndEndpoints: `with recorded as (${eventsInsert(n)}), ${historyCte()} select ${ENDPOINTS_EXIST} as endpoints`,
     deliveries: deliveriesInsert(n, 'recorded'),
     firstEventsCtes: `events as (${eventsInsert(n)}), deliveries as (${deliveriesInsert(n, 'first')})`,
   };
 }
 
-/**
- * The history entries the events carry, as one named binding (`:history`, a JSON array), or
- * undefined when they carry none. One binding whatever their count: the text stays the same.
- */
-function historyBindingOf(events: readonly NewEvent[]): { history: string } | undefined {
-  const entries = events.flatMap((e) => e.history ?? []);
-  if (entries.length === 0) return undefined;
-  return {
-    history: JSON.stringify(entries.map((h, n) => ({
-      n, id: h.id, resource: h.resource, record_id: h.recordId, person_id: h.personId, changed_at: h.changedAt?.toISOString() ?? null,
-      action: h.action, actor_kind: h.actor.kind, actor_id: h.actor.id, procedure: h.procedure, request_id: h.requestId, changes: h.changes,
-    }))),
-  };
-}
-
-/**
- * The CTE that inserts the history entries of `:history` (with the statement's `:org`); with
- * `onlyWith`, only when that CTE of the statement answers a row (as its events are). A delete's
- * entry has no `updatedAt` to take: it takes the statement's time, as a write's `updatedAt` does.
- */
-function historyCte(onlyWith?: string): string {
-  let text = HISTORY_TEXTS.get(onlyWith);
-  if (text === undefined) HISTORY_TEXTS.set(onlyWith, text = historyInsert(onlyWith));
+/** `insertEvents`' first statement for `n` events that carry `h` history entries. */
+function eventsHistoryAndEndpoints(n: number, h: number): string {
+  const key = `${n}:${h}`;
+  let text = EVENTS_HISTORY_TEXTS.get(key);
+  if (text === undefined) {
+    text = `with recorded as (${eventsInsert(n)}), ${historyCte(h)} select ${ENDPOINTS_EXIST} as endpoints`;
+    EVENTS_HISTORY_TEXTS.set(key, text);
+  }
   return text;
 }
 
-const HISTORY_TEXTS = new Map<string | undefined, string>();
+const EVENTS_HISTORY_TEXTS = new Map<string, string>();
 
-function historyInsert(onlyWith: string | undefined): string {
-  return `recorded_history as (
-    insert into ${TABLES.recordHistory} (org_id, id, resource, record_id, person_id, changed_at, action, actor_kind, actor_id, procedure, request_id, changes)
-    select :org, h.id, h.resource, h.record_id, h.person_id, coalesce(h.changed_at, ${WRITE_TIME}), h.action, h.actor_kind, h.actor_id,
-      h.procedure, h.request_id, h.changes
-    from jsonb_to_recordset(:history::jsonb) as h(n int, id text, resource text, record_id text, person_id text, changed_at timestamptz,
-      action text, actor_kind text, actor_id text, procedure text, request_id text, changes jsonb)
-    ${onlyWith === undefined ? '' : `where exists (select 1 from ${onlyWith}) `}order by h.n
-  )`;
+/** The history entries the events carry, in their order. */
+function historyOf(events: readonly NewEvent[]): NewHistoryEntry[] {
+  return events.flatMap((e) => e.history ?? []);
 }
+
+/** An entry as the bulk statement's JSON row. */
+function historyRowOf(h: NewHistoryEntry, n: number): Record<string, unknown> {
+  return {
+    n, id: h.id, resource: h.resource, record_id: h.recordId, person_id: h.personId, changed_at: h.changedAt?.toISOString() ?? null,
+    action: h.action, actor_kind: h.actor.kind, actor_id: h.actor.id, procedure: h.procedure, request_id: h.requestId, changes: h.changes,
+  };
+}
+
+/** Each entry's values as named bindings: `:history<i>Id`, `:history<i>Changes`, and so on. */
+function historyBindingsOf(entries: readonly NewHistoryEntry[]): Record<string, Knex.Value> {
+  const bindings: Record<string, Knex.Value> = {};
+  entries.forEach((h, i) => {
+    bindings[`history${i}Id`] = h.id;
+    bindings[`history${i}Resource`] = h.resource;
+    bindings[`history${i}Record`] = h.recordId;
+    bindings[`history${i}Person`] = h.personId;
+    bindings[`history${i}ChangedAt`] = h.changedAt;
+    bindings[`history${i}Action`] = h.action;
+    bindings[`history${i}ActorKind`] = h.actor.kind;
+    bindings[`history${i}ActorId`] = h.actor.id;
+    bindings[`history${i}Procedure`] = h.procedure;
+    bindings[`history${i}Request`] = h.requestId;
+    bindings[`history${i}Changes`] = JSON.stringify(h.changes);
+  });
+  return bindings;
+}
+
+/**
+ * The CTE that inserts `n` history entries (historyBindingsOf's names, the statement's `:org`),
+ * as a VALUES list as the events are (on Citus a router insert into the workspace's shard, in the
+ * statement's one connection: one-phase commit); with `onlyWith`, only when that CTE of the
+ * statement answers a row, as its events. A delete's entry has no `updatedAt` to take: it takes
+ * the statement's time, as a write's `updatedAt` does. Made once per count and guard.
+ */
+function historyCte(n: number, onlyWith?: string): string {
+  const key = `${n}:${onlyWith ?? ''}`;
+  let text = HISTORY_TEXTS.get(key);
+  if (text === undefined) {
+    const rows = indexes(n).map((i) => `(:org, :history${i}Id, :history${i}Resource, :history${i}Record, :history${i}Person,
+      coalesce(:history${i}ChangedAt::timestamptz, ${WRITE_TIME}), :history${i}Action, :history${i}ActorKind, :history${i}ActorId,
+      :history${i}Procedure, :history${i}Request, :history${i}Changes::jsonb)`);
+    const into = `insert into ${TABLES.recordHistory} (${HISTORY_COLUMNS})`;
+    text = onlyWith === undefined
+      ? `recorded_history as (${into} values ${rows.join(', ')})`
+      : `recorded_history as (${into} select * from (values ${rows.join(', ')}) as h where exists (select 1 from ${onlyWith}))`;
+    HISTORY_TEXTS.set(key, text);
+  }
+  return text;
+}
+
+const HISTORY_TEXTS = new Map<string, string>();
 
 /** Each event's values as named bindings: `:event<i>Id`, `:event<i>Type`, and so on. */
 function bindingsOf(events: readonly NewEvent[]): Record<string, Knex.Value> {
