@@ -74,9 +74,9 @@ async function workspaceWithEverything() {
 /** Each exposed procedure's input, in an order where every id still exists when used. */
 function callsOf(w: Awaited<ReturnType<typeof workspaceWithEverything>>): Array<[string, unknown]> {
   return [
-    ['leads.getAll', {}], ['leads.getById', { id: w.lead.id }], ['leads.getCalls', { id: w.lead.id }],
-    ['contacts.getAll', {}], ['contacts.getById', { id: w.contact.id }],
-    ['clients.getAll', {}], ['clients.getById', { id: w.client.id }],
+    ['leads.getAll', {}], ['leads.getById', { id: w.lead.id }], ['leads.getCalls', { id: w.lead.id }], ['leads.getHistory', { id: w.lead.id }],
+    ['contacts.getAll', {}], ['contacts.getById', { id: w.contact.id }], ['contacts.getHistory', { id: w.contact.id }],
+    ['clients.getAll', {}], ['clients.getById', { id: w.client.id }], ['clients.getHistory', { id: w.client.id }],
     ['tasks.getAll', {}], ['tasks.getById', { id: w.task.id }],
     ['invoices.getAll', {}], ['invoices.getById', { id: w.invoice.id }],
     ['orgMembers.getAll', {}], ['orgMembers.getById', { id: w.ws.member.id }],
