@@ -10,6 +10,9 @@ import type { ActorKind } from '../../domain/event-types';
 
 export type HistoryResource = 'lead' | 'contact' | 'client';
 
+/** A field's value in an entry: text (times as ISO 8601 text), a list of text (phones, emails), or null. */
+export type FieldValue = string | string[] | null;
+
 /** One entry as the API answers it. */
 export interface HistoryEntry {
   id: string;
@@ -18,7 +21,7 @@ export interface HistoryEntry {
   actor: { kind: ActorKind; id: string };
   procedure: string | null;
   requestId: string | null;
-  changes: Record<string, { from: unknown; to: unknown }>;
+  changes: Record<string, { from: FieldValue; to: FieldValue }>;
 }
 
 interface HistoryRow {

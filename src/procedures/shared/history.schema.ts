@@ -13,10 +13,13 @@ import { notInWorkspace, type NamedTable } from './references';
 // history, newest first, walked by cursor (src/db/history). Each is its resource's own procedure
 // file, made by `historyProcedure` so the three answer alike.
 
+/** A field's value as an entry holds it: text (times as ISO 8601), a list of text (phones, emails), or null. */
+const fieldValueOutput = z.union([z.string(), z.array(z.string()), z.null()]);
+
 const changeOutput = z
   .strictObject({
-    from: z.unknown().meta({ description: 'The value before (null on a creation).', examples: ['NOT_CONTACTED'] }),
-    to: z.unknown().meta({ description: 'The value after (null on a delete).', examples: ['CONTACTED'] }),
+    from: fieldValueOutput.meta({ description: 'The value before (null on a creation).', examples: ['NOT_CONTACTED'] }),
+    to: fieldValueOutput.meta({ description: 'The value after (null on a delete).', examples: ['CONTACTED'] }),
   })
   .meta({ description: "A field's value before and after, as the API answers it (times as ISO 8601 text)." });
 

@@ -3564,12 +3564,12 @@ export interface components {
                          * @description The value before (null on a creation).
                          * @example NOT_CONTACTED
                          */
-                        from: unknown;
+                        from: string | string[] | null;
                         /**
                          * @description The value after (null on a delete).
                          * @example CONTACTED
                          */
-                        to: unknown;
+                        to: string | string[] | null;
                     };
                 };
             }[];
