@@ -194,6 +194,18 @@ describe('the other writes of a lead, a contact and a client', () => {
     expect((await rpcGet(ctx.app, 'leads.getHistory', { id: lead.id }, ws.key)).status).toBe(404);
   });
 
+  it('leads.logCall: the fields the call moved', async () => {
+    const ws = await createWorkspace(ctx.db);
+    const { result: lead } = await call('leads.create', { name: unique('Call'), phone: '+442079460045', nextCallAt: new Date('2030-05-06T07:08:09.000Z') }, ws.key);
+    const logged = await call('leads.logCall', { id: lead.id, outcome: 'CONTACTED', notes: 'spoke briefly' }, ws.key);
+    const page = await historyOf('leads.getHistory', { id: lead.id }, ws.key);
+    expect(page.data[0]).toMatchObject({
+      action: 'updated', procedure: 'leads.logCall', requestId: logged.requestId, changedAt: logged.result.lead.updatedAt,
+      changes: { status: { from: 'NOT_CONTACTED', to: 'CONTACTED' }, nextCallAt: { from: '2030-05-06T07:08:09.000Z', to: null } },
+    });
+    expect(Object.keys(page.data[0].changes).sort()).toEqual(['nextCallAt', 'status']);
+  });
+
   it('contacts and clients: create, update (from and to), each with its procedure', async () => {
     const ws = await createWorkspace(ctx.db);
     const contact = await call('contacts.create', { name: 'Cora', phones: ['+442079460050'] }, ws.key);
