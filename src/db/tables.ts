@@ -27,6 +27,8 @@ export const TABLES = {
   imports: 'imports',
   importChunks: 'import_chunks',
   importErrors: 'import_errors',
+  /** The change history of leads, contacts and clients (src/db/history, migration 20261214120200). */
+  recordHistory: 'record_history',
 } as const;
 
 /**

@@ -1,4 +1,5 @@
 import type { EventDraft } from './record-events';
+import { contactHistory, leadHistory } from './history';
 import type { Contact } from '../db/contacts';
 import type { Lead } from '../db/leads/shape';
 import type { LeadStatus } from '../domain/lead-status';
@@ -8,16 +9,24 @@ import type { LeadStatus } from '../domain/lead-status';
 
 /** The events of a new lead and its contact (leads.create), in the order they are recorded. */
 export function leadCreatedEvents(created: { contact: Contact; lead: Lead }): EventDraft[] {
-  return [{ type: 'contact.created', object: created.contact }, { type: 'lead.created', object: created.lead }];
+  return [
+    { type: 'contact.created', object: created.contact, history: contactHistory(null, created.contact) },
+    { type: 'lead.created', object: created.lead, history: leadHistory(null, created.lead) },
+  ];
 }
 
 /**
  * The events of a lead's change (`updateLead`'s answer): `contact.updated` first when it changed
  * the contact's person fields, then the lead's (leadChangeEvents).
  */
-export function leadWriteEvents(written: { before: { status: LeadStatus; assignedToId: string | null }; lead: Lead; contact?: Contact }): EventDraft[] {
-  const lead = leadChangeEvents(written.before, written.lead);
-  return written.contact ? [{ type: 'contact.updated', object: written.contact }, ...lead] : lead;
+export function leadWriteEvents(written: { before: Lead; lead: Lead; contact?: Contact }): EventDraft[] {
+  const [updated, ...moves] = leadChangeEvents(written.before, written.lead);
+  const lead = [{ ...updated!, history: leadHistory(written.before, written.lead) }, ...moves];
+  if (!written.contact) return lead;
+  // The contact as it was: its person fields are the ones the lead answered before the change.
+  const { name, phones, emails, company } = written.before;
+  const before = { ...written.contact, name, phones, emails, company };
+  return [{ type: 'contact.updated', object: written.contact, history: contactHistory(before, written.contact) }, ...lead];
 }
 
 /**

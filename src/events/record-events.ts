@@ -1,6 +1,6 @@
 import type { Db } from '../db/knex';
 import * as eventsQueries from '../db/events';
-import type { NewEvent } from '../db/events';
+import type { NewEvent, NewHistoryEntry } from '../db/events';
 import { newId } from '../domain/ids';
 import { scopeOfEventType, type EventType } from '../domain/event-types';
 
@@ -15,7 +15,12 @@ export interface EventDraft {
   type: EventType;
   object: { id: string };
   details?: Record<string, unknown>;
+  /** The history entries of the write (src/events/history.ts), recorded with this event. */
+  history?: readonly HistoryDraft[];
 }
+
+/** A history entry as a write decides it; the entry's id, actor, procedure and request id come from the source. */
+export type HistoryDraft = Omit<NewHistoryEntry, 'id' | 'actor' | 'procedure' | 'requestId'>;
 
 /**
  * Who records events: the workspace, and the key or token that called (or `{kind: 'system'}`).
@@ -27,6 +32,8 @@ export interface EventSource {
   orgId: string;
   actor: { kind: string; id: string };
   effects?: { recordedEvents: boolean };
+  /** The call being served (a procedure's ctx): its history entries name its procedure and request id. */
+  call?: { procedure: string; requestId: string | null };
 }
 
 /**
@@ -44,7 +51,12 @@ export function newEvents(source: EventSource, drafts: readonly EventDraft[]): N
     actor: source.actor,
     objectId: draft.object.id,
     data: { object: draft.object, ...draft.details },
+    ...(draft.history && draft.history.length > 0 && { history: draft.history.map((entry) => newHistoryEntry(source, entry)) }),
   }));
+}
+
+function newHistoryEntry(source: EventSource, draft: HistoryDraft): NewHistoryEntry {
+  return { ...draft, id: newId('hist'), actor: source.actor, procedure: source.call?.procedure ?? null, requestId: source.call?.requestId ?? null };
 }
 
 /**

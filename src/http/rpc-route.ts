@@ -41,6 +41,7 @@ export function rpcRouter({ rateLimiter, ...deps }: DispatchDeps & { rateLimiter
       idempotencyKey: req.headers['idempotency-key'] === undefined ? undefined : req.headersDistinct['idempotency-key'],
       limits,
       onAuthenticated: (principal) => recordPrincipal(res, principal),
+      requestId: res.locals.requestId,
     });
     if (procedure.deprecated) res.set(deprecationHeaders(procedure.deprecated));
     // An idempotent call's answer is written exactly as stored, so a replay is the same answer.

@@ -73,9 +73,12 @@ export async function writeBatch(
   });
 }
 
-/** Who the import's events name: the key (or token) that uploaded it. */
+/**
+ * Who the import's events name: the key (or token) that uploaded it. Its history entries name the
+ * procedure `import` and, for a request id, the import's id: the upload's request ended long before.
+ */
 function sourceOf(claim: importsQueries.ClaimedImport): EventSource {
-  return { orgId: claim.row.org_id, actor: { kind: claim.row.actor_kind, id: claim.row.actor_id } };
+  return { orgId: claim.row.org_id, actor: { kind: claim.row.actor_kind, id: claim.row.actor_id }, call: { procedure: 'import', requestId: claim.row.id } };
 }
 
 /** Rows parsed between yields to the event loop: a batch's parse runs beside the previous batch's write, whose statements wait for the loop. */

@@ -27,6 +27,8 @@ export interface ProcedureContext {
    * (`onCommitted`). A handler never sets it itself.
    */
   effects: { recordedEvents: boolean };
+  /** The call itself: its procedure's name and the request's id (X-Request-Id), which its history entries name. */
+  call: { procedure: string; requestId: string | null };
 }
 
 export interface Deprecation {

@@ -7,7 +7,7 @@ import type { LiveFeeds } from '../live/live-feeds';
  * while the stream is open (a key narrowed or revoked): `scopes()` answers the current ones, and
  * every value sent is checked against them when it is sent.
  */
-export interface SubscriptionContext extends Omit<ProcedureContext, 'scopes' | 'effects'> {
+export interface SubscriptionContext extends Omit<ProcedureContext, 'scopes' | 'effects' | 'call'> {
   scopes(): ReadonlySet<string>;
   /** The process's shared readers of what changes in each workspace. */
   live: LiveFeeds;

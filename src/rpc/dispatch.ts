@@ -35,6 +35,8 @@ export interface RpcCall {
   limits?: CallLimits;
   /** Told who called as soon as the key is verified, so a call refused later is still logged with its caller. */
   onAuthenticated?(principal: Principal): void;
+  /** The request's id (X-Request-Id, src/observability/request-log.ts), which the call's history entries name. */
+  requestId?: string;
 }
 
 export interface DispatchDeps {
@@ -79,7 +81,7 @@ export async function dispatch(
     throw new AppError('METHOD_NOT_SUPPORTED', `${procedure.name} is ${kind}`, { headers: { Allow: procedure.method } });
   }
   const rawInput = procedure.method === 'GET' ? readQueryInput(call.inputParam) : readBodyInput(call);
-  const { output, answer } = await runProcedure(deps, { procedure, rawInput, principal, idempotencyKey: call.idempotencyKey, body: call.body });
+  const { output, answer } = await runProcedure(deps, { procedure, rawInput, principal, idempotencyKey: call.idempotencyKey, body: call.body, requestId: call.requestId });
   return { principal, procedure, output, answer };
 }
 
@@ -97,6 +99,8 @@ export interface ProcedureCall {
    * answer); by default the procedure's name and the envelope of the action endpoints.
    */
   stored?: { label: string; format: AnswerFormat };
+  /** The request's id, which the call's history entries name. */
+  requestId?: string;
   /** Runs first, in one transaction with the field checks and the handler (a REST `If-Match`). */
   precondition?(trx: Knex.Transaction): Promise<void>;
 }
@@ -136,7 +140,7 @@ async function runOnNode(deps: DispatchDeps, call: ProcedureCall): Promise<{ out
     if (hasChecks) await assertFieldChecks(procedure.input, input, { ...checks, db });
     const ctx: ProcedureContext = {
       db, hotReads: deps.hotReads, orgId: principal.orgId, org: principal.org, actor: { kind: principal.kind, id: principal.id },
-      scopes: principal.scopes, webhookUrlPolicy: deps.webhookUrlPolicy, effects,
+      scopes: principal.scopes, webhookUrlPolicy: deps.webhookUrlPolicy, effects, call: { procedure: procedure.name, requestId: call.requestId ?? null },
     };
     const output = await procedure.handler({ ctx, input });
     if (deps.onOutputMismatch) assertOutput(procedure, output, deps.onOutputMismatch);

@@ -52,6 +52,12 @@ export const INEXPRESSIBLE_RULES: readonly InexpressibleRule[] = [
     why: 'an opaque token checked by its checksum and bound to the filters of the page that gave it out: no schema says which texts a server handed out',
   },
   {
+    operations: ['leads.getHistory', 'contacts.getHistory', 'clients.getHistory'],
+    path: /^cursor$/,
+    message: /^is no entry of this (lead|contact|client)'s history: use pagination\.nextCursor as it was answered$/,
+    why: "the id of an entry of this record's history, as a page handed it out: no schema says which ids the database holds",
+  },
+  {
     operations: ['webhooks.create', 'webhooks.update'],
     path: /^url$/,
     message: /^expected an https:\/\/ URL, e\.g\. https:\/\/hooks\.example\.com\/crm whose host has a public address \(host .* (does not resolve|resolves to a private, loopback or link-local address)\)$/,

@@ -5,8 +5,9 @@ import { acrossWorkspaces } from '../helpers/across-workspaces';
 import { insertEndpoint } from '../helpers/webhook-fixtures';
 import { WORKSPACE_TABLES as CORE_TABLES } from '../../migrations/20261210120000_writes_without_hot_rows';
 import { IMPORT_TABLES } from '../../migrations/20261213120000_create_imports';
+import { HISTORY_TABLES } from '../../migrations/20261214120200_create_record_history';
 
-const WORKSPACE_TABLES = [...CORE_TABLES, ...IMPORT_TABLES];
+const WORKSPACE_TABLES = [...CORE_TABLES, ...IMPORT_TABLES, ...HISTORY_TABLES];
 
 const onCitus = process.env.WSAPI_TEST_CITUS === '1';
 

@@ -29,7 +29,9 @@ function embeddedObjects(value: unknown, path: string[] = []): Array<{ path: str
   const found: Array<{ path: string; readScope: string }> = [];
   const prefix = typeof object.id === 'string' ? /^([a-z]+)_/.exec(object.id)?.[1] : undefined;
   const resource = prefix ? RESOURCE_OF_PREFIX[prefix] : undefined;
-  if (resource && Object.keys(object).some((field) => field !== 'id')) found.push({ path: path.join('.') || '(answer)', readScope: `${resource}.read` });
+  // An actor (`{kind, id}`: an event's or a history entry's) names its key by id, holding none of the key's fields.
+  const fields = Object.keys(object).filter((field) => field !== 'id' && !(field === 'kind' && prefix === 'key'));
+  if (resource && fields.length > 0) found.push({ path: path.join('.') || '(answer)', readScope: `${resource}.read` });
   for (const [field, child] of Object.entries(object)) found.push(...embeddedObjects(child, [...path, field]));
   return found;
 }
@@ -74,9 +76,9 @@ async function workspaceWithEverything() {
 /** Each exposed procedure's input, in an order where every id still exists when used. */
 function callsOf(w: Awaited<ReturnType<typeof workspaceWithEverything>>): Array<[string, unknown]> {
   return [
-    ['leads.getAll', {}], ['leads.getById', { id: w.lead.id }], ['leads.getCalls', { id: w.lead.id }],
-    ['contacts.getAll', {}], ['contacts.getById', { id: w.contact.id }],
-    ['clients.getAll', {}], ['clients.getById', { id: w.client.id }],
+    ['leads.getAll', {}], ['leads.getById', { id: w.lead.id }], ['leads.getCalls', { id: w.lead.id }], ['leads.getHistory', { id: w.lead.id }],
+    ['contacts.getAll', {}], ['contacts.getById', { id: w.contact.id }], ['contacts.getHistory', { id: w.contact.id }],
+    ['clients.getAll', {}], ['clients.getById', { id: w.client.id }], ['clients.getHistory', { id: w.client.id }],
     ['tasks.getAll', {}], ['tasks.getById', { id: w.task.id }],
     ['invoices.getAll', {}], ['invoices.getById', { id: w.invoice.id }],
     ['orgMembers.getAll', {}], ['orgMembers.getById', { id: w.ws.member.id }],

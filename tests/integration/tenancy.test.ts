@@ -35,6 +35,7 @@ type CaseInput = (a: Ws, b: Ws) => Record<string, unknown>;
 const RECORD_CASES: Record<string, Record<string, CaseInput>> = {
   'leads.getById': { id: (_a, b) => ({ id: b.leadId }) },
   'leads.getCalls': { id: (_a, b) => ({ id: b.leadId }) },
+  'leads.getHistory': { id: (_a, b) => ({ id: b.leadId }) },
   'leads.create': { assignedToId: (_a, b) => ({ name: 'Tenancy', phone: '+442079460018', assignedToId: b.memberId }) },
   'leads.upsert': { assignedToId: (_a, b) => ({ externalId: 'tenancy-1', name: 'Tenancy', phone: '+442079460018', assignedToId: b.memberId }) },
   'leads.update': {
@@ -52,9 +53,11 @@ const RECORD_CASES: Record<string, Record<string, CaseInput>> = {
     clientId: (a, b) => ({ id: a.leadId, clientId: b.clientId }),
   },
   'contacts.getById': { id: (_a, b) => ({ id: b.contactId }) },
+  'contacts.getHistory': { id: (_a, b) => ({ id: b.contactId }) },
   'contacts.update': { id: (_a, b) => ({ id: b.contactId, company: 'changed by A' }) },
   'contacts.delete': { id: (_a, b) => ({ id: b.contactId }) },
   'clients.getById': { id: (_a, b) => ({ id: b.clientId }) },
+  'clients.getHistory': { id: (_a, b) => ({ id: b.clientId }) },
   'clients.create': { contactId: (_a, b) => ({ name: 'Tenancy', contactId: b.contactId }) },
   'clients.update': {
     id: (_a, b) => ({ id: b.clientId, notes: 'changed by A' }),

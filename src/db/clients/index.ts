@@ -127,11 +127,12 @@ export async function list(
 
 /**
  * Locks the client row for the rest of the transaction (a new invoice for it waits on the lock);
- * answers what an update must check.
+ * answers it as it is, which an update checks (its `updatedAt`) and records as the history's
+ * `from` (src/events/history.ts).
  */
-export async function lockForUpdate(db: Db, orgId: string, clientId: string): Promise<{ updatedAt: Date } | undefined> {
-  const row = await db(TABLES.clients).select('updated_at').where({ org_id: orgId, id: clientId }).forUpdate().first();
-  return row ? { updatedAt: row.updated_at } : undefined;
+export async function lockForUpdate(db: Db, orgId: string, clientId: string): Promise<Client | undefined> {
+  const row = await db(TABLES.clients).select(CLIENT_COLUMNS).where({ org_id: orgId, id: clientId }).forUpdate().first();
+  return row ? toClient(row as ClientRow) : undefined;
 }
 
 /** Writes the fields given (undefined means unchanged) and answers the client as stored. */

@@ -114,11 +114,12 @@ export async function getById(db: Db, orgId: string, contactId: string): Promise
 
 /**
  * Locks the contact row for the rest of the transaction (a row referencing it, such as a new
- * lead or client, waits for it); answers what an update must check.
+ * lead or client, waits for it); answers it as it is, which an update checks (its `updatedAt`)
+ * and records as the history's `from` (src/events/history.ts).
  */
-export async function lockForUpdate(trx: Knex.Transaction, orgId: string, contactId: string): Promise<{ updatedAt: Date } | undefined> {
-  const row = await trx(TABLES.contacts).select('updated_at').where({ org_id: orgId, id: contactId }).forUpdate().first();
-  return row ? { updatedAt: row.updated_at } : undefined;
+export async function lockForUpdate(trx: Knex.Transaction, orgId: string, contactId: string): Promise<Contact | undefined> {
+  const row = await trx(TABLES.contacts).select(COLUMNS).where({ org_id: orgId, id: contactId }).forUpdate().first();
+  return row ? toContact(row as ContactRow) : undefined;
 }
 
 /** Inserts a contact whose phones and emails are already normalised; answers it as stored. */

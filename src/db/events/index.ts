@@ -8,7 +8,7 @@ import type { ActorKind, EventType } from '../../domain/event-types';
 // The workspace's recorded events, read: a page, a position, the catch-up after one, the purge.
 // They are written by one helper only (record.ts, `insertEvents` and, for a write that creates
 // its objects in one statement, `firstEventsCtes`), from rows built above the data layer.
-export { insertEvents, insertFirstEventsInBulk, firstEventsCtes, changeEventsCtes, type NewEvent } from './record';
+export { insertEvents, insertFirstEventsInBulk, firstEventsCtes, changeEventsCtes, type NewEvent, type NewHistoryEntry } from './record';
 export type { ActorKind } from '../../domain/event-types';
 
 /** An event as the API answers it and webhooks receive it (there, `createdAt` is ISO 8601 text). */

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../knex';
-import { TABLES } from '../tables';
+import { TABLES, WRITE_TIME } from '../tables';
 import { prepared } from '../prepared-statements';
 
 // The one way events are recorded. A write's events are decided and built above the data layer
@@ -16,6 +16,9 @@ import { prepared } from '../prepared-statements';
 // - `changeEventsCtes(events, onlyWith)`: the same as CTE text for a write that changes its
 //   objects in one statement (leads.upsert's change of a lead it saw), only when it does;
 // - `insertFirstEventsInBulk(trx, events)`: many first events in two statements (an import's batch).
+// Each form also writes the history entries its events carry (`NewEvent.history`: the change
+// history of leads, contacts and clients, src/db/history) as one more CTE of its first statement:
+// the history costs a write no statement and no round trip of its own.
 
 /** An event about to be recorded, with the read scope its type needs (its deliveries check it). */
 export interface NewEvent {
@@ -27,7 +30,29 @@ export interface NewEvent {
   objectId: string | null;
   /** Plain JSON: Dates already ISO 8601 text. */
   data: Record<string, unknown>;
+  /** The history entries of the write this event announces, written with it (record_history). */
+  history?: readonly NewHistoryEntry[];
 }
+
+/** One entry of a record's change history (record_history's row), built with the write's events. */
+export interface NewHistoryEntry {
+  id: string;
+  resource: 'lead' | 'contact' | 'client';
+  recordId: string;
+  /** The contact the record is about (the erasure finds a person's history by it), or null. */
+  personId: string | null;
+  /** The record's new `updatedAt` (its versions' order); null: the writing statement's time (a delete). */
+  changedAt: Date | null;
+  action: 'created' | 'updated' | 'deleted';
+  actor: { kind: string; id: string };
+  procedure: string | null;
+  requestId: string | null;
+  /** `{field: {from, to}}`, fields as the API names them, values as plain JSON. */
+  changes: Record<string, { from: unknown; to: unknown }>;
+}
+
+/** record_history's columns, in the order the history inserts give them. */
+const HISTORY_COLUMNS = 'org_id, id, resource, record_id, person_id, changed_at, action, actor_kind, actor_id, procedure, request_id, changes';
 
 /** Whether the workspace `:org` has an enabled webhook endpoint: only then can an event need a delivery. */
 const ENDPOINTS_EXIST = `exists (select 1 from webhook_endpoints where org_id = :org and enabled)`;
@@ -59,7 +84,9 @@ export async function insertEvents(trx: Db, events: readonly NewEvent[]): Promis
   const bindings = bindingsOf(events);
   bindings.org = onlyWorkspaceOf(events);
   const texts = textsFor(events.length);
-  const { rows } = await prepared(trx, trx.raw<{ rows: { endpoints: boolean }[] }>(texts.eventsAndEndpoints, bindings));
+  const history = historyOf(events);
+  const eventsAndEndpoints = history.length > 0 ? eventsHistoryAndEndpoints(events.length, history.length) : texts.eventsAndEndpoints;
+  const { rows } = await prepared(trx, trx.raw<{ rows: { endpoints: boolean }[] }>(eventsAndEndpoints, { ...bindings, ...historyBindingsOf(history) }));
   if (rows[0]!.endpoints) await prepared(trx, trx.raw(texts.deliveries, bindings));
 }
 
@@ -71,7 +98,9 @@ export async function insertEvents(trx: Db, events: readonly NewEvent[]): Promis
  */
 export function firstEventsCtes(events: readonly NewEvent[], onlyWith?: string): { sql: string; bindings: Record<string, Knex.Value> } {
   const sql = onlyWith === undefined ? textsFor(events.length).firstEventsCtes : guardedFirstEventsCtes(events.length, onlyWith);
-  return { sql, bindings: bindingsOf(events) };
+  const history = historyOf(events);
+  if (history.length === 0) return { sql, bindings: bindingsOf(events) };
+  return { sql: `${sql}, ${historyCte(history.length, onlyWith)}`, bindings: { ...bindingsOf(events), ...historyBindingsOf(history) } };
 }
 
 /**
@@ -107,7 +136,9 @@ export function changeEventsCtes(events: readonly NewEvent[], onlyWith: string):
       + `recorded_deliveries as (${deliveriesInsert(events.length, 'returned')})`;
     CHANGE_TEXTS.set(key, sql);
   }
-  return { sql, bindings: bindingsOf(events) };
+  const history = historyOf(events);
+  if (history.length === 0) return { sql, bindings: bindingsOf(events) };
+  return { sql: `${sql}, ${historyCte(history.length, onlyWith)}`, bindings: { ...bindingsOf(events), ...historyBindingsOf(history) } };
 }
 
 const CHANGE_TEXTS = new Map<string, string>();
@@ -126,7 +157,10 @@ export async function insertFirstEventsInBulk(trx: Knex.Transaction, events: rea
       n, id: e.id, type: e.type, scope: e.scope, actor_kind: e.actor.kind, actor_id: e.actor.id, object_id: e.objectId, data: e.data,
     }))),
   };
-  const { rows } = await trx.raw<{ rows: { endpoints: boolean }[] }>(BULK_EVENTS, bindings);
+  const history = historyOf(events);
+  const { rows } = history.length > 0
+    ? await trx.raw<{ rows: { endpoints: boolean }[] }>(BULK_EVENTS_WITH_HISTORY, { ...bindings, history: JSON.stringify(history.map(historyRowOf)) })
+    : await trx.raw<{ rows: { endpoints: boolean }[] }>(BULK_EVENTS, bindings);
   if (rows[0]!.endpoints) await trx.raw(BULK_DELIVERIES, bindings);
 }
 
@@ -136,6 +170,16 @@ const BULK_EVENTS = `with recorded as (
     from jsonb_to_recordset(:events::jsonb) as e(n int, id text, type text, actor_kind text, actor_id text, object_id text, data jsonb)
     order by e.n
   ) select ${ENDPOINTS_EXIST} as endpoints`;
+
+/** BULK_EVENTS with the batch's history entries, from the JSON array `:history` as its events come from theirs. */
+const BULK_EVENTS_WITH_HISTORY = BULK_EVENTS.replace(') select ', `), recorded_history as (
+    insert into ${TABLES.recordHistory} (${HISTORY_COLUMNS})
+    select :org, h.id, h.resource, h.record_id, h.person_id, coalesce(h.changed_at, ${WRITE_TIME}), h.action, h.actor_kind, h.actor_id,
+      h.procedure, h.request_id, h.changes
+    from jsonb_to_recordset(:history::jsonb) as h(n int, id text, resource text, record_id text, person_id text, changed_at timestamptz,
+      action text, actor_kind text, actor_id text, procedure text, request_id text, changes jsonb)
+    order by h.n
+  ) select `);
 
 /** `deliveriesInsert`'s matching, for the events of a JSON array (each its object's first). */
 const BULK_DELIVERIES = `insert into webhook_deliveries (org_id, id, endpoint_id, event_id, event_seq, object_id)
@@ -155,6 +199,76 @@ function textsFor(n: number): (typeof TEXTS)[number] {
     firstEventsCtes: `events as (${eventsInsert(n)}), deliveries as (${deliveriesInsert(n, 'first')})`,
   };
 }
+
+/** `insertEvents`' first statement for `n` events that carry `h` history entries. */
+function eventsHistoryAndEndpoints(n: number, h: number): string {
+  const key = `${n}:${h}`;
+  let text = EVENTS_HISTORY_TEXTS.get(key);
+  if (text === undefined) {
+    text = `with recorded as (${eventsInsert(n)}), ${historyCte(h)} select ${ENDPOINTS_EXIST} as endpoints`;
+    EVENTS_HISTORY_TEXTS.set(key, text);
+  }
+  return text;
+}
+
+const EVENTS_HISTORY_TEXTS = new Map<string, string>();
+
+/** The history entries the events carry, in their order. */
+function historyOf(events: readonly NewEvent[]): NewHistoryEntry[] {
+  return events.flatMap((e) => e.history ?? []);
+}
+
+/** An entry as the bulk statement's JSON row. */
+function historyRowOf(h: NewHistoryEntry, n: number): Record<string, unknown> {
+  return {
+    n, id: h.id, resource: h.resource, record_id: h.recordId, person_id: h.personId, changed_at: h.changedAt?.toISOString() ?? null,
+    action: h.action, actor_kind: h.actor.kind, actor_id: h.actor.id, procedure: h.procedure, request_id: h.requestId, changes: h.changes,
+  };
+}
+
+/** Each entry's values as named bindings: `:history<i>Id`, `:history<i>Changes`, and so on. */
+function historyBindingsOf(entries: readonly NewHistoryEntry[]): Record<string, Knex.Value> {
+  const bindings: Record<string, Knex.Value> = {};
+  entries.forEach((h, i) => {
+    bindings[`history${i}Id`] = h.id;
+    bindings[`history${i}Resource`] = h.resource;
+    bindings[`history${i}Record`] = h.recordId;
+    bindings[`history${i}Person`] = h.personId;
+    bindings[`history${i}ChangedAt`] = h.changedAt;
+    bindings[`history${i}Action`] = h.action;
+    bindings[`history${i}ActorKind`] = h.actor.kind;
+    bindings[`history${i}ActorId`] = h.actor.id;
+    bindings[`history${i}Procedure`] = h.procedure;
+    bindings[`history${i}Request`] = h.requestId;
+    bindings[`history${i}Changes`] = JSON.stringify(h.changes);
+  });
+  return bindings;
+}
+
+/**
+ * The CTE that inserts `n` history entries (historyBindingsOf's names, the statement's `:org`),
+ * as a VALUES list as the events are (on Citus a router insert into the workspace's shard, in the
+ * statement's one connection: one-phase commit); with `onlyWith`, only when that CTE of the
+ * statement answers a row, as its events. A delete's entry has no `updatedAt` to take: it takes
+ * the statement's time, as a write's `updatedAt` does. Made once per count and guard.
+ */
+function historyCte(n: number, onlyWith?: string): string {
+  const key = `${n}:${onlyWith ?? ''}`;
+  let text = HISTORY_TEXTS.get(key);
+  if (text === undefined) {
+    const rows = indexes(n).map((i) => `(:org, :history${i}Id, :history${i}Resource, :history${i}Record, :history${i}Person,
+      coalesce(:history${i}ChangedAt::timestamptz, ${WRITE_TIME}), :history${i}Action, :history${i}ActorKind, :history${i}ActorId,
+      :history${i}Procedure, :history${i}Request, :history${i}Changes::jsonb)`);
+    const into = `insert into ${TABLES.recordHistory} (${HISTORY_COLUMNS})`;
+    text = onlyWith === undefined
+      ? `recorded_history as (${into} values ${rows.join(', ')})`
+      : `recorded_history as (${into} select * from (values ${rows.join(', ')}) as h where exists (select 1 from ${onlyWith}))`;
+    HISTORY_TEXTS.set(key, text);
+  }
+  return text;
+}
+
+const HISTORY_TEXTS = new Map<string, string>();
 
 /** Each event's values as named bindings: `:event<i>Id`, `:event<i>Type`, and so on. */
 function bindingsOf(events: readonly NewEvent[]): Record<string, Knex.Value> {

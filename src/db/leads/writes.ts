@@ -117,7 +117,7 @@ export async function unlinkClient(trx: Knex.Transaction, orgId: string, clientI
 type ChangedRow = LeadRow & Record<`before_${(typeof BEFORE_COLUMNS)[number]}`, unknown> & { contact_leads: number };
 
 /** The lead's own columns as the change's statement answers them from before it. */
-const BEFORE_COLUMNS = ['status', 'source', 'notes', 'next_call_at', 'assigned_to_id', 'client_id', 'updated_at'] as const;
+const BEFORE_COLUMNS = ['status', 'source', 'notes', 'next_call_at', 'assigned_to_id', 'client_id', 'external_id', 'updated_at'] as const;
 
 const FIELD_COLUMNS: Record<keyof LeadFields, string> = {
   status: 'status', source: 'source', notes: 'notes', nextCallAt: 'next_call_at', assignedToId: 'assigned_to_id', clientId: 'client_id',

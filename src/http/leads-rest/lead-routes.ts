@@ -67,6 +67,7 @@ export function leadRoutes(deps: LeadRoutesDeps, bodyLimit: string): Router {
       body: withIfMatch(bodyBytesOf(req), req.headers['if-match']),
       stored: { label, format },
       precondition: ifMatchCheck(req, principal),
+      requestId: res.locals.requestId,
     });
     sendRestAnswer(res, answer ?? format.result(output));
   };
@@ -134,6 +135,7 @@ export function leadRoutes(deps: LeadRoutesDeps, bodyLimit: string): Router {
       // The id is part of the label: the same key and body for another id is another request.
       stored: { label: `PUT ${LEADS_PATH}/external/${encodeURIComponent(externalId)}`, format: UPSERT_FORMAT },
       precondition: ifMatchByExternalId(req, principal, externalId),
+      requestId: res.locals.requestId,
     });
     sendRestAnswer(res, answer ?? UPSERT_FORMAT.result(output));
   };

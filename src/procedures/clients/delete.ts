@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
 import { recordEvents } from '../../events/record-events';
+import { clientHistory } from '../../events/history';
 import * as clientsQueries from '../../db/clients';
 import { AppError } from '../../errors/app-error';
 import { idOf, objectOf } from '../shared/fields';
@@ -24,7 +25,7 @@ export const clientsDelete = defineProcedure({
       }
       const client = (await clientsQueries.getById(trx, ctx.orgId, input.id))!;
       await clientsQueries.remove(trx, ctx.orgId, input.id);
-      await recordEvents(trx, ctx, [{ type: 'client.deleted', object: client }]);
+      await recordEvents(trx, ctx, [{ type: 'client.deleted', object: client, history: clientHistory(client, null) }]);
       return { id: input.id, deleted: true as const };
     });
   },

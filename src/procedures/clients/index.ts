@@ -3,5 +3,6 @@ import { clientsGetById } from './get-by-id';
 import { clientsCreate } from './create';
 import { clientsUpdate } from './update';
 import { clientsDelete } from './delete';
+import { clientsGetHistory } from './get-history';
 
-export const clientsProcedures = [clientsGetAll, clientsGetById, clientsCreate, clientsUpdate, clientsDelete] as const;
+export const clientsProcedures = [clientsGetAll, clientsGetById, clientsCreate, clientsUpdate, clientsDelete, clientsGetHistory] as const;

@@ -1,5 +1,6 @@
 import { defineProcedure } from '../../rpc/define-procedure';
 import { recordEvents } from '../../events/record-events';
+import { clientHistory } from '../../events/history';
 import * as clientsQueries from '../../db/clients';
 import { idOf, objectOf } from '../shared/fields';
 import { notInWorkspace } from '../shared/references';
@@ -42,7 +43,7 @@ export const clientsUpdate = defineProcedure({
         notes: input.notes,
         externalId: input.externalId,
       }))!;
-      await recordEvents(trx, ctx, [{ type: 'client.updated', object: client }]);
+      await recordEvents(trx, ctx, [{ type: 'client.updated', object: client, history: clientHistory(current, client) }]);
       return client;
     });
   },

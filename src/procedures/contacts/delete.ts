@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { defineProcedure } from '../../rpc/define-procedure';
 import { recordEvents } from '../../events/record-events';
+import { contactHistory } from '../../events/history';
 import * as contacts from '../../db/contacts';
 import { AppError } from '../../errors/app-error';
 import { idOf, objectOf } from '../shared/fields';
@@ -24,7 +25,7 @@ export const contactsDelete = defineProcedure({
       }
       const contact = (await contacts.getById(trx, ctx.orgId, input.id))!;
       await contacts.remove(trx, ctx.orgId, input.id);
-      await recordEvents(trx, ctx, [{ type: 'contact.deleted', object: contact }]);
+      await recordEvents(trx, ctx, [{ type: 'contact.deleted', object: contact, history: contactHistory(contact, null) }]);
       return { id: input.id, deleted: true as const };
     });
   },

@@ -1,5 +1,6 @@
 import { defineProcedure } from '../../rpc/define-procedure';
 import { recordEvents } from '../../events/record-events';
+import { contactHistory } from '../../events/history';
 import * as contacts from '../../db/contacts';
 import * as leads from '../../db/leads';
 import { uniqueInOrder } from '../../domain/phone';
@@ -37,7 +38,7 @@ export const contactsUpdate = defineProcedure({
       assertUnchangedSince('contact', current.updatedAt, input.expectedUpdatedAt);
       // Through the leads' write unit: the contact's leads keep copies of its person fields.
       const { contact } = (await leads.updateContact(trx, ctx.orgId, input.id, patch, { externalId: input.externalId }))!;
-      await recordEvents(trx, ctx, [{ type: 'contact.updated', object: contact }]);
+      await recordEvents(trx, ctx, [{ type: 'contact.updated', object: contact, history: contactHistory(current, contact) }]);
       return contact;
     });
   },

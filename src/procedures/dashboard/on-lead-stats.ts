@@ -12,7 +12,7 @@ export const dashboardOnLeadStats = defineSubscription({
   output: leadStatsOutput,
   tracked: false,
   async open({ ctx, input, sink }) {
-    const compute = () => dashboardGetLeadStats.handler({ ctx: { ...ctx, scopes: ctx.scopes(), effects: { recordedEvents: false } }, input });
+    const compute = () => dashboardGetLeadStats.handler({ ctx: { ...ctx, scopes: ctx.scopes(), effects: { recordedEvents: false }, call: { procedure: 'dashboard.getLeadStats', requestId: null } }, input });
     const first = await compute();
     sink.next(first);
     let last = JSON.stringify(first);

@@ -4,6 +4,7 @@ import { notInWorkspace } from '../shared/references';
 import * as leads from '../../db/leads';
 import { idOf, objectOf } from '../shared/fields';
 import { recordEvents } from '../../events/record-events';
+import { leadHistory } from '../../events/history';
 import { leadDeletedOutput } from './lead.schema';
 
 export const leadsDelete = defineProcedure({
@@ -19,7 +20,7 @@ export const leadsDelete = defineProcedure({
       // The event carries the lead as it was deleted.
       const deleted = await leads.deleteLead(trx, ctx.orgId, input.id);
       if (!deleted) throw notInWorkspace('leads', input.id);
-      await recordEvents(trx, ctx, [{ type: 'lead.deleted', object: deleted.before }]);
+      await recordEvents(trx, ctx, [{ type: 'lead.deleted', object: deleted.before, history: leadHistory(deleted.before, null) }]);
       return { id: input.id, deleted: true as const };
     });
   },

@@ -8,6 +8,7 @@ import { leadsAssign } from './assign';
 import { leadsLogCall } from './log-call';
 import { leadsConvert } from './convert';
 import { leadsGetCalls } from './get-calls';
+import { leadsGetHistory } from './get-history';
 
 export const leadsProcedures = [
   leadsGetAll,
@@ -20,4 +21,5 @@ export const leadsProcedures = [
   leadsLogCall,
   leadsConvert,
   leadsGetCalls,
+  leadsGetHistory,
 ] as const;

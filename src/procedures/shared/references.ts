@@ -5,7 +5,7 @@ import { withFieldCheck } from '../../rpc/field-checks';
 import { idOf } from './fields';
 
 /** Tables whose ids procedures take: those an input may reference, and webhook endpoints (named only by their own procedures). */
-type NamedTable = ReferencedTable | 'webhookEndpoints';
+export type NamedTable = ReferencedTable | 'webhookEndpoints';
 
 const LABELS: Record<NamedTable, string> = {
   orgMembers: 'member',

@@ -221,6 +221,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/rpc/leads.getHistory": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A lead's change history, newest first: each change's fields (from, to), time, actor, procedure and request id.
+         * @description A lead's change history, newest first: each change's fields (from, to), time, actor, procedure and request id.
+         *
+         *     **Required scope:** `leads.read`
+         */
+        get: operations["leads.getHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/rpc/contacts.getAll": {
         parameters: {
             query?: never;
@@ -331,6 +353,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/rpc/contacts.getHistory": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A contact's change history, newest first: each change's fields (from, to), time, actor, procedure and request id.
+         * @description A contact's change history, newest first: each change's fields (from, to), time, actor, procedure and request id.
+         *
+         *     **Required scope:** `contacts.read`
+         */
+        get: operations["contacts.getHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/rpc/clients.getAll": {
         parameters: {
             query?: never;
@@ -435,6 +479,28 @@ export interface paths {
          *     **Required scope:** `clients.delete`
          */
         post: operations["clients.delete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/rpc/clients.getHistory": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A client's change history, newest first: each change's fields (from, to), time, actor, procedure and request id.
+         * @description A client's change history, newest first: each change's fields (from, to), time, actor, procedure and request id.
+         *
+         *     **Required scope:** `clients.read`
+         */
+        get: operations["clients.getHistory"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3454,6 +3520,74 @@ export interface components {
             data: components["schemas"]["LeadCall"][];
             pagination: components["schemas"]["Pagination"];
         };
+        "leads.getHistory.output": {
+            data: {
+                /** @example hist_3kTMd9VbX2qLr7NwY5pHcZ */
+                id: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-26T09:30:00.000Z
+                 */
+                changedAt: Date;
+                /**
+                 * @example updated
+                 * @enum {string}
+                 */
+                action: "created" | "updated" | "deleted";
+                /** @description Who made the change, as events name it: the API key, or the playground token a member called with. */
+                actor: {
+                    /**
+                     * @example apiKey
+                     * @enum {string}
+                     */
+                    kind: "apiKey" | "playgroundToken" | "system";
+                    /**
+                     * @description The key's or token's id (never its secret), or the service's part, e.g. webhook-worker.
+                     * @example key_3kTMd9VbX2qLr7NwY5pHcZ
+                     */
+                    id: string;
+                };
+                /**
+                 * @description The procedure the change came through (`import` for an import's rows); null when not through one.
+                 * @example leads.update
+                 */
+                procedure: string | null;
+                /**
+                 * @description The request's X-Request-Id (an import's rows: the import's id); null when unknown.
+                 * @example 7f0c2c8e-4f7e-4d4a-9b7e-2b1f9a3e6d10
+                 */
+                requestId: string | null;
+                /** @description The fields the change set, named as the API names them: every field set on a creation or a delete. */
+                changes: {
+                    [key: string]: {
+                        /**
+                         * @description The value before (null on a creation).
+                         * @example NOT_CONTACTED
+                         */
+                        from: string | string[] | null;
+                        /**
+                         * @description The value after (null on a delete).
+                         * @example CONTACTED
+                         */
+                        to: string | string[] | null;
+                    };
+                };
+            }[];
+            pagination: {
+                /** @example 50 */
+                pageSize: number;
+                /**
+                 * @description Whether older entries follow.
+                 * @example false
+                 */
+                hasNextPage: boolean;
+                /**
+                 * @description Pass as `cursor` for the next (older) page; null on the last page.
+                 * @example hist_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                nextCursor: string | null;
+            };
+        };
         "contacts.getAll.output": {
             data: components["schemas"]["Contact"][];
             pagination: components["schemas"]["Pagination"];
@@ -3750,9 +3884,11 @@ export interface components {
         "contacts.getById.output": components["schemas"]["Contact"];
         "contacts.create.output": components["schemas"]["Contact"];
         "contacts.update.output": components["schemas"]["Contact"];
+        "contacts.getHistory.output": components["schemas"]["leads.getHistory.output"];
         "clients.getById.output": components["schemas"]["Client"];
         "clients.create.output": components["schemas"]["Client"];
         "clients.update.output": components["schemas"]["Client"];
+        "clients.getHistory.output": components["schemas"]["leads.getHistory.output"];
         "tasks.getById.output": components["schemas"]["Task"];
         "tasks.create.output": components["schemas"]["Task"];
         "tasks.update.output": components["schemas"]["Task"];
@@ -3936,6 +4072,13 @@ export interface components {
             page: number;
             pageSize?: number;
         };
+        "leads.getHistory.input": {
+            /** @example lead_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+            /** @example hist_3kTMd9VbX2qLr7NwY5pHcZ */
+            cursor?: string;
+            pageSize?: number;
+        };
         /** @default {} */
         "contacts.getAll.input": {
             /** @example Ana */
@@ -3983,6 +4126,13 @@ export interface components {
         "contacts.delete.input": {
             /** @example con_3kTMd9VbX2qLr7NwY5pHcZ */
             id: string;
+        };
+        "contacts.getHistory.input": {
+            /** @example con_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+            /** @example hist_3kTMd9VbX2qLr7NwY5pHcZ */
+            cursor?: string;
+            pageSize?: number;
         };
         /** @default {} */
         "clients.getAll.input": {
@@ -4035,6 +4185,13 @@ export interface components {
         "clients.delete.input": {
             /** @example cli_3kTMd9VbX2qLr7NwY5pHcZ */
             id: string;
+        };
+        "clients.getHistory.input": {
+            /** @example cli_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+            /** @example hist_3kTMd9VbX2qLr7NwY5pHcZ */
+            cursor?: string;
+            pageSize?: number;
         };
         /** @default {} */
         "tasks.getAll.input": {
@@ -6304,6 +6461,152 @@ export interface operations {
             };
         };
     };
+    "leads.getHistory": {
+        parameters: {
+            query: {
+                /**
+                 * @description The input as JSON text `{"json": <input>}` (URL-encoded in the query).
+                 * @example {"json":{"id":"lead_3kTMd9VbX2qLr7NwY5pHcZ","cursor":"hist_3kTMd9VbX2qLr7NwY5pHcZ"}}
+                 */
+                input: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: the output in the envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "data": {
+                     *           "json": {
+                     *             "data": [
+                     *               {
+                     *                 "id": "hist_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *                 "changedAt": "2026-11-26T09:30:00.000Z",
+                     *                 "action": "updated",
+                     *                 "actor": {
+                     *                   "kind": "apiKey",
+                     *                   "id": "key_3kTMd9VbX2qLr7NwY5pHcZ"
+                     *                 },
+                     *                 "procedure": "leads.update",
+                     *                 "requestId": "7f0c2c8e-4f7e-4d4a-9b7e-2b1f9a3e6d10",
+                     *                 "changes": {}
+                     *               }
+                     *             ],
+                     *             "pagination": {
+                     *               "pageSize": 50,
+                     *               "hasNextPage": false,
+                     *               "nextCursor": "hist_3kTMd9VbX2qLr7NwY5pHcZ"
+                     *             }
+                     *           },
+                     *           "meta": {
+                     *             "values": {
+                     *               "data.0.changedAt": [
+                     *                 "Date"
+                     *               ]
+                     *             },
+                     *             "v": 1
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: {
+                                /** @description The output of the procedure. */
+                                json: components["schemas"]["leads.getHistory.output"];
+                                meta?: components["schemas"]["SuperjsonMeta"];
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `BAD_REQUEST`: The input failed validation (`issues` names the fields), or the envelope is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or malformed Authorization header, or an invalid, expired or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `FORBIDDEN`: The workspace is not on the maximum tier, the endpoint is not exposed, or the key lacks the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `NOT_FOUND`: A referenced record does not exist in this workspace. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`: The key's requests per minute are used up, or its client address failed to authenticate too often; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /**
+                     * @description The quota (draft-ietf-httpapi-ratelimit-headers): `"key";q=<requests>;w=60` per API key or playground token (by tier: FREE 60, PRO 600, BUSINESS 1200 a minute), or `"auth";q=<failures>;w=60` for failed authentications from one client address.
+                     * @example "key";q=1200;w=60
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description What remains: `r` requests of the quota, `t` seconds until it resets.
+                     * @example "key";r=0;t=30
+                     */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR`: Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The database cannot be reached; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+        };
+    };
     "contacts.getAll": {
         parameters: {
             query?: {
@@ -7175,6 +7478,152 @@ export interface operations {
             };
         };
     };
+    "contacts.getHistory": {
+        parameters: {
+            query: {
+                /**
+                 * @description The input as JSON text `{"json": <input>}` (URL-encoded in the query).
+                 * @example {"json":{"id":"con_3kTMd9VbX2qLr7NwY5pHcZ","cursor":"hist_3kTMd9VbX2qLr7NwY5pHcZ"}}
+                 */
+                input: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: the output in the envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "data": {
+                     *           "json": {
+                     *             "data": [
+                     *               {
+                     *                 "id": "hist_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *                 "changedAt": "2026-11-26T09:30:00.000Z",
+                     *                 "action": "updated",
+                     *                 "actor": {
+                     *                   "kind": "apiKey",
+                     *                   "id": "key_3kTMd9VbX2qLr7NwY5pHcZ"
+                     *                 },
+                     *                 "procedure": "leads.update",
+                     *                 "requestId": "7f0c2c8e-4f7e-4d4a-9b7e-2b1f9a3e6d10",
+                     *                 "changes": {}
+                     *               }
+                     *             ],
+                     *             "pagination": {
+                     *               "pageSize": 50,
+                     *               "hasNextPage": false,
+                     *               "nextCursor": "hist_3kTMd9VbX2qLr7NwY5pHcZ"
+                     *             }
+                     *           },
+                     *           "meta": {
+                     *             "values": {
+                     *               "data.0.changedAt": [
+                     *                 "Date"
+                     *               ]
+                     *             },
+                     *             "v": 1
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: {
+                                /** @description The output of the procedure. */
+                                json: components["schemas"]["contacts.getHistory.output"];
+                                meta?: components["schemas"]["SuperjsonMeta"];
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `BAD_REQUEST`: The input failed validation (`issues` names the fields), or the envelope is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or malformed Authorization header, or an invalid, expired or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `FORBIDDEN`: The workspace is not on the maximum tier, the endpoint is not exposed, or the key lacks the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `NOT_FOUND`: A referenced record does not exist in this workspace. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`: The key's requests per minute are used up, or its client address failed to authenticate too often; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /**
+                     * @description The quota (draft-ietf-httpapi-ratelimit-headers): `"key";q=<requests>;w=60` per API key or playground token (by tier: FREE 60, PRO 600, BUSINESS 1200 a minute), or `"auth";q=<failures>;w=60` for failed authentications from one client address.
+                     * @example "key";q=1200;w=60
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description What remains: `r` requests of the quota, `t` seconds until it resets.
+                     * @example "key";r=0;t=30
+                     */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR`: Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The database cannot be reached; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+        };
+    };
     "clients.getAll": {
         parameters: {
             query?: {
@@ -7990,6 +8439,152 @@ export interface operations {
             };
             /** @description `UNPROCESSABLE_CONTENT`: The `Idempotency-Key` was already used for another request (another body or procedure). */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`: The key's requests per minute are used up, or its client address failed to authenticate too often; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /**
+                     * @description The quota (draft-ietf-httpapi-ratelimit-headers): `"key";q=<requests>;w=60` per API key or playground token (by tier: FREE 60, PRO 600, BUSINESS 1200 a minute), or `"auth";q=<failures>;w=60` for failed authentications from one client address.
+                     * @example "key";q=1200;w=60
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description What remains: `r` requests of the quota, `t` seconds until it resets.
+                     * @example "key";r=0;t=30
+                     */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR`: Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The database cannot be reached; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+        };
+    };
+    "clients.getHistory": {
+        parameters: {
+            query: {
+                /**
+                 * @description The input as JSON text `{"json": <input>}` (URL-encoded in the query).
+                 * @example {"json":{"id":"cli_3kTMd9VbX2qLr7NwY5pHcZ","cursor":"hist_3kTMd9VbX2qLr7NwY5pHcZ"}}
+                 */
+                input: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: the output in the envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "data": {
+                     *           "json": {
+                     *             "data": [
+                     *               {
+                     *                 "id": "hist_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *                 "changedAt": "2026-11-26T09:30:00.000Z",
+                     *                 "action": "updated",
+                     *                 "actor": {
+                     *                   "kind": "apiKey",
+                     *                   "id": "key_3kTMd9VbX2qLr7NwY5pHcZ"
+                     *                 },
+                     *                 "procedure": "leads.update",
+                     *                 "requestId": "7f0c2c8e-4f7e-4d4a-9b7e-2b1f9a3e6d10",
+                     *                 "changes": {}
+                     *               }
+                     *             ],
+                     *             "pagination": {
+                     *               "pageSize": 50,
+                     *               "hasNextPage": false,
+                     *               "nextCursor": "hist_3kTMd9VbX2qLr7NwY5pHcZ"
+                     *             }
+                     *           },
+                     *           "meta": {
+                     *             "values": {
+                     *               "data.0.changedAt": [
+                     *                 "Date"
+                     *               ]
+                     *             },
+                     *             "v": 1
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: {
+                                /** @description The output of the procedure. */
+                                json: components["schemas"]["clients.getHistory.output"];
+                                meta?: components["schemas"]["SuperjsonMeta"];
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `BAD_REQUEST`: The input failed validation (`issues` names the fields), or the envelope is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or malformed Authorization header, or an invalid, expired or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `FORBIDDEN`: The workspace is not on the maximum tier, the endpoint is not exposed, or the key lacks the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `NOT_FOUND`: A referenced record does not exist in this workspace. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
