@@ -27,6 +27,8 @@ export const TABLES = {
   imports: 'imports',
   importChunks: 'import_chunks',
   importErrors: 'import_errors',
+  /** Deleted records until restored or purged (src/db/trash, migration 20261214120000). */
+  trash: 'trash',
 } as const;
 
 /**

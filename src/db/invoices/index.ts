@@ -1,4 +1,6 @@
+import type { Knex } from 'knex';
 import type { Db } from '../knex';
+import { moveToTrash, type DeletedBy } from '../trash';
 import { TABLES, NEXT_UPDATED_AT, WRITE_TIME } from '../tables';
 import { paginate } from '../paginate';
 import type { PageRequest } from '../pagination';
@@ -206,9 +208,13 @@ export async function replaceItems(db: Db, orgId: string, invoiceId: string, ite
 }
 
 /** Deletes the invoice (its items go with it, by the foreign key's cascade); false when there was none. */
-export async function remove(db: Db, orgId: string, invoiceId: string): Promise<boolean> {
-  const deleted = await db(TABLES.invoices).where({ org_id: orgId, id: invoiceId }).delete();
-  return deleted > 0;
+/** Moves the invoice and its line items (cascaded) into the trash (src/db/trash), in one statement. */
+export async function remove(trx: Knex.Transaction, orgId: string, invoiceId: string, deletedBy: DeletedBy): Promise<boolean> {
+  const row = await moveToTrash<{ id: string }>(trx, orgId, {
+    resource: 'invoice', table: TABLES.invoices, id: invoiceId, deletedBy, contactOf: 'null',
+    dependents: [{ key: 'items', table: TABLES.invoiceLineItems, column: 'invoice_id' }], answer: 'g.id',
+  });
+  return row !== undefined;
 }
 
 function toColumns(fields: Partial<InvoiceFields>): Record<string, unknown> {
