@@ -64,7 +64,7 @@ const INVOICE_COLUMNS = [
 ];
 const ITEM_COLUMNS = ['id', 'invoice_id', 'description', 'quantity', 'unit_price'];
 
-interface InvoiceRow {
+export interface InvoiceRow {
   id: string;
   client_id: string;
   currency: string;
@@ -78,7 +78,7 @@ interface InvoiceRow {
   updated_at: Date;
 }
 
-interface ItemRow {
+export interface ItemRow {
   id: string;
   invoice_id: string;
   description: string;
@@ -92,7 +92,7 @@ function toItem(row: ItemRow): InvoiceItem {
   return { id: row.id, description: row.description, ...line, total: lineTotal(line) };
 }
 
-function toInvoice(row: InvoiceRow, itemRows: ItemRow[]): Invoice {
+export function toInvoice(row: InvoiceRow, itemRows: ItemRow[]): Invoice {
   const items = itemRows.map(toItem);
   return {
     id: row.id,

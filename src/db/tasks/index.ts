@@ -49,7 +49,7 @@ const COLUMNS = [
   'created_at', 'updated_at',
 ];
 
-interface TaskRow {
+export interface TaskRow {
   id: string;
   title: string;
   description: string | null;
@@ -63,7 +63,7 @@ interface TaskRow {
   updated_at: Date;
 }
 
-function toTask(row: TaskRow): Task {
+export function toTask(row: TaskRow): Task {
   return {
     id: row.id,
     title: row.title,

@@ -3,5 +3,7 @@ import { clientsGetById } from './get-by-id';
 import { clientsCreate } from './create';
 import { clientsUpdate } from './update';
 import { clientsDelete } from './delete';
+import { clientsRestore } from './restore';
+import { clientsGetDeleted } from './get-deleted';
 
-export const clientsProcedures = [clientsGetAll, clientsGetById, clientsCreate, clientsUpdate, clientsDelete] as const;
+export const clientsProcedures = [clientsGetAll, clientsGetById, clientsCreate, clientsUpdate, clientsDelete, clientsRestore, clientsGetDeleted] as const;

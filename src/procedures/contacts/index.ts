@@ -3,5 +3,7 @@ import { contactsGetById } from './get-by-id';
 import { contactsCreate } from './create';
 import { contactsUpdate } from './update';
 import { contactsDelete } from './delete';
+import { contactsRestore } from './restore';
+import { contactsGetDeleted } from './get-deleted';
 
-export const contactsProcedures = [contactsGetAll, contactsGetById, contactsCreate, contactsUpdate, contactsDelete] as const;
+export const contactsProcedures = [contactsGetAll, contactsGetById, contactsCreate, contactsUpdate, contactsDelete, contactsRestore, contactsGetDeleted] as const;

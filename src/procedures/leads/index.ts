@@ -8,6 +8,8 @@ import { leadsAssign } from './assign';
 import { leadsLogCall } from './log-call';
 import { leadsConvert } from './convert';
 import { leadsGetCalls } from './get-calls';
+import { leadsRestore } from './restore';
+import { leadsGetDeleted } from './get-deleted';
 
 export const leadsProcedures = [
   leadsGetAll,
@@ -20,4 +22,6 @@ export const leadsProcedures = [
   leadsLogCall,
   leadsConvert,
   leadsGetCalls,
+  leadsRestore,
+  leadsGetDeleted,
 ] as const;
