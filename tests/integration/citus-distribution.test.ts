@@ -6,7 +6,7 @@ import { insertEndpoint } from '../helpers/webhook-fixtures';
 import { WORKSPACE_TABLES as CORE_TABLES } from '../../migrations/20261210120000_writes_without_hot_rows';
 import { IMPORT_TABLES } from '../../migrations/20261213120000_create_imports';
 
-const WORKSPACE_TABLES = [...CORE_TABLES, ...IMPORT_TABLES];
+const WORKSPACE_TABLES = [...CORE_TABLES, ...IMPORT_TABLES, 'trash'];
 
 const onCitus = process.env.WSAPI_TEST_CITUS === '1';
 

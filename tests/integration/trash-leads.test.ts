@@ -20,7 +20,8 @@ async function visible(ws: Ws) {
 
 /** Moves a trash row's deletion back by `days` (as if it had been deleted then). */
 async function ageTrash(ws: Ws, id: string, days: number) {
-  await ctx.db('trash').where({ org_id: ws.org.id, id }).update({ deleted_at: ctx.db.raw(`deleted_at - make_interval(days => ?)`, [days]) });
+  const { deleted_at: deletedAt } = await ctx.db('trash').where({ org_id: ws.org.id, id }).first();
+  await ctx.db('trash').where({ org_id: ws.org.id, id }).update({ deleted_at: new Date(deletedAt.getTime() - days * 86_400_000) });
 }
 
 async function leadWithEverything(ws: Ws) {

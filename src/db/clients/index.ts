@@ -160,8 +160,8 @@ export async function remove(trx: Knex.Transaction, orgId: string, clientId: str
   const unlinkedTasks = await tasks.clearClient(trx, orgId, clientId);
   // Into the trash (src/db/trash), with the leads and tasks it was unlinked from, for a restore to link again.
   const row = await moveToTrash<{ id: string }>(trx, orgId, {
-    resource: 'client', table: TABLES.clients, id: clientId, deletedBy, contactOf: 'g.contact_id',
-    unlinked: { leads: unlinkedLeads, tasks: unlinkedTasks }, answer: 'g.id',
+    resource: 'client', table: TABLES.clients, id: clientId, deletedBy, contactOf: 't.contact_id',
+    unlinked: { leads: unlinkedLeads, tasks: unlinkedTasks }, answer: 't.id',
   });
   return row !== undefined;
 }

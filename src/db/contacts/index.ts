@@ -172,8 +172,8 @@ export async function remove(trx: Knex.Transaction, orgId: string, contactId: st
   const clients: { id: string }[] = await trx(TABLES.clients).where({ org_id: orgId, contact_id: contactId }).update({ contact_id: null }).returning(['id']);
   // Into the trash (src/db/trash), with the clients it was unlinked from, for a restore to link again.
   const row = await moveToTrash<{ id: string }>(trx, orgId, {
-    resource: 'contact', table: TABLES.contacts, id: contactId, deletedBy, contactOf: 'g.id',
-    unlinked: { clients: clients.map((c) => c.id).sort() }, answer: 'g.id',
+    resource: 'contact', table: TABLES.contacts, id: contactId, deletedBy, contactOf: 't.id',
+    unlinked: { clients: clients.map((c) => c.id).sort() }, answer: 't.id',
   });
   return row !== undefined;
 }

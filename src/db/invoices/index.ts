@@ -212,7 +212,7 @@ export async function replaceItems(db: Db, orgId: string, invoiceId: string, ite
 export async function remove(trx: Knex.Transaction, orgId: string, invoiceId: string, deletedBy: DeletedBy): Promise<boolean> {
   const row = await moveToTrash<{ id: string }>(trx, orgId, {
     resource: 'invoice', table: TABLES.invoices, id: invoiceId, deletedBy, contactOf: 'null',
-    dependents: [{ key: 'items', table: TABLES.invoiceLineItems, column: 'invoice_id' }], answer: 'g.id',
+    dependents: [{ key: 'items', table: TABLES.invoiceLineItems, column: 'invoice_id' }], answer: 't.id',
   });
   return row !== undefined;
 }

@@ -103,13 +103,13 @@ export async function deleteLead(
     table: TABLES.leads,
     id: leadId,
     deletedBy,
-    contactOf: 'g.contact_id',
+    contactOf: 't.contact_id',
     dependents: [{ key: 'calls', table: TABLES.leadCalls, column: 'lead_id' }],
     unlinked: { tasks: unlinkedTasks },
-    join: `join ${TABLES.contacts} c on c.org_id = :org and c.id = g.contact_id`,
+    join: { from: `${TABLES.contacts} c`, on: 'c.org_id = :org and c.id = t.contact_id' },
     // The person as it was, for the trash's list should the contact be gone by then.
     extra: `'person', jsonb_build_object('name', c.name, 'phones', c.phones, 'emails', c.emails, 'company', c.company)`,
-    answer: LEAD_COLUMNS.map((column) => column.replace(/^l\./, 'g.')).join(', '),
+    answer: LEAD_COLUMNS.map((column) => column.replace(/^l\./, 't.')).join(', '),
   });
   if (!row) return undefined;
   const before = toLead(row);

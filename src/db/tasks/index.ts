@@ -166,7 +166,7 @@ export async function clearLead(db: Db, orgId: string, leadId: string): Promise<
 /** Moves the task into the trash (src/db/trash), in one statement; false when there was no such task. */
 export async function remove(trx: Knex.Transaction, orgId: string, taskId: string, deletedBy: DeletedBy): Promise<boolean> {
   const row = await moveToTrash<{ id: string }>(trx, orgId, {
-    resource: 'task', table: TABLES.tasks, id: taskId, deletedBy, contactOf: 'null', answer: 'g.id',
+    resource: 'task', table: TABLES.tasks, id: taskId, deletedBy, contactOf: 'null', answer: 't.id',
   });
   return row !== undefined;
 }

@@ -30,9 +30,14 @@ export interface Dependent {
 
 /**
  * Deletes the record of `table` and writes its trash row, in one statement; answers the deleted
- * row (with `answer`'s columns, `g` the deleted row), or undefined when there was none.
+ * row (with `answer`'s columns, `t` the record), or undefined when there was none.
  * `unlinked` lists the links the delete cleared before (the other records' ids), kept for a
  * restore to re-make; `dependents` the rows the delete cascades, kept as stored.
+ * The trash row is written by a CTE that reads the record's table itself, and the statement's
+ * own delete removes it (both see the rows as they were before it): on Citus, so, the insert is
+ * pushed down to the workspace's shard and the delete follows it there on the same connection
+ * (an insert selecting from the delete's CTE was pulled to the coordinator, written over a
+ * second connection, and committed in two phases).
  */
 export async function moveToTrash<Row>(
   trx: Knex.Transaction,
@@ -42,36 +47,36 @@ export async function moveToTrash<Row>(
     table: string;
     id: string;
     deletedBy: DeletedBy;
-    /** The person the record belongs to, as SQL over `g` (null where none). */
+    /** The person the record belongs to, as SQL over `t` (null where none). */
     contactOf: string;
     dependents?: readonly Dependent[];
     unlinked?: Record<string, readonly string[]>;
-    /** Joins for `answer` and `extra` (named bindings: `:org` is the workspace). */
-    join?: string;
-    /** More of the trash row's `rows`, as `'key', expression` pairs over `g` and `join`. */
+    /** A table joined to the record for `answer` and `extra` (named bindings: `:org` is the workspace). */
+    join?: { from: string; on: string };
+    /** More of the trash row's `rows`, as `'key', expression` pairs over `t` and `join`. */
     extra?: string;
     answer: string;
   },
 ): Promise<Row | undefined> {
-  const dependents = move.dependents ?? [];
-  const ctes = dependents.map((d) => `${d.key} as (
-      select coalesce(jsonb_agg(to_jsonb(x) order by x.id), '[]'::jsonb) as j from ${d.table} x where x.org_id = :org and x.${d.column} = :id
-    )`);
   const kept = [
-    `'row', to_jsonb(g)`,
+    `'row', to_jsonb(t)`,
     `'unlinked', :unlinked::jsonb`,
-    ...dependents.map((d) => `'${d.key}', (select j from ${d.key})`),
+    ...(move.dependents ?? []).map((d) => `'${d.key}', (
+      select coalesce(jsonb_agg(to_jsonb(x) order by x.id), '[]'::jsonb) from ${d.table} x where x.org_id = :org and x.${d.column} = :id
+    )`),
     ...(move.extra ? [move.extra] : []),
   ];
+  const { join } = move;
   const { rows: [row] } = await trx.raw<{ rows: Row[] }>(
-    `with gone as (delete from ${move.table} t where t.org_id = :org and t.id = :id returning t.*),
-    ${ctes.map((cte) => `${cte},`).join('\n')}
-    moved as (
+    `with moved as (
       insert into ${TABLES.trash} (org_id, resource, id, deleted_at, deleted_by_kind, deleted_by_id, contact_id, rows)
-      select :org, :resource, g.id, statement_timestamp(), :actorKind, :actorId, ${move.contactOf}, jsonb_build_object(${kept.join(', ')})
-      from gone g ${move.join ?? ''}
+      select t.org_id, :resource, t.id, statement_timestamp(), :actorKind, :actorId, ${move.contactOf}, jsonb_build_object(${kept.join(', ')})
+      from ${move.table} t ${join ? `join ${join.from} on ${join.on}` : ''}
+      where t.org_id = :org and t.id = :id
     )
-    select ${move.answer} from gone g ${move.join ?? ''}`,
+    delete from ${move.table} t ${join ? `using ${join.from}` : ''}
+    where t.org_id = :org and t.id = :id ${join ? `and ${join.on}` : ''}
+    returning ${move.answer}`,
     {
       org: orgId, id: move.id, resource: move.resource, actorKind: move.deletedBy.kind, actorId: move.deletedBy.id,
       unlinked: JSON.stringify(move.unlinked ?? {}),
