@@ -70,7 +70,7 @@ export function getDeletedProcedure<Name extends string, Output extends z.ZodObj
     scope: spec.scope,
     exposed: true,
     description: `A page of the trash's ${spec.plural} (deleted, restorable), newest deletion first, each with \`deletedAt\`.`,
-    input: objectOf(pageFields),
+    input: objectOf(pageFields).prefault({}),
     output,
     async handler({ ctx, input }): Promise<z.input<typeof output>> {
       const page = { page: input.page, pageSize: input.pageSize };

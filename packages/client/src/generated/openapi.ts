@@ -4686,6 +4686,7 @@ export interface components {
             /** @example lead_3kTMd9VbX2qLr7NwY5pHcZ */
             id: string;
         };
+        /** @default {} */
         "leads.getDeleted.input": {
             /** @default 1 */
             page: number;
@@ -4743,6 +4744,7 @@ export interface components {
             /** @example con_3kTMd9VbX2qLr7NwY5pHcZ */
             id: string;
         };
+        /** @default {} */
         "contacts.getDeleted.input": {
             /** @default 1 */
             page: number;
@@ -4804,6 +4806,7 @@ export interface components {
             /** @example cli_3kTMd9VbX2qLr7NwY5pHcZ */
             id: string;
         };
+        /** @default {} */
         "clients.getDeleted.input": {
             /** @default 1 */
             page: number;
@@ -4876,6 +4879,7 @@ export interface components {
             /** @example task_3kTMd9VbX2qLr7NwY5pHcZ */
             id: string;
         };
+        /** @default {} */
         "tasks.getDeleted.input": {
             /** @default 1 */
             page: number;
@@ -4965,6 +4969,7 @@ export interface components {
             /** @example inv_3kTMd9VbX2qLr7NwY5pHcZ */
             id: string;
         };
+        /** @default {} */
         "invoices.getDeleted.input": {
             /** @default 1 */
             page: number;
@@ -7303,12 +7308,12 @@ export interface operations {
     };
     "leads.getDeleted": {
         parameters: {
-            query: {
+            query?: {
                 /**
-                 * @description The input as JSON text `{"json": <input>}` (URL-encoded in the query).
+                 * @description The input as JSON text `{"json": <input>}` (URL-encoded in the query); may be left out.
                  * @example {"json":{}}
                  */
-                input: string;
+                input?: string;
             };
             header?: never;
             path?: never;
@@ -8540,12 +8545,12 @@ export interface operations {
     };
     "contacts.getDeleted": {
         parameters: {
-            query: {
+            query?: {
                 /**
-                 * @description The input as JSON text `{"json": <input>}` (URL-encoded in the query).
+                 * @description The input as JSON text `{"json": <input>}` (URL-encoded in the query); may be left out.
                  * @example {"json":{}}
                  */
-                input: string;
+                input?: string;
             };
             header?: never;
             path?: never;
@@ -9755,12 +9760,12 @@ export interface operations {
     };
     "clients.getDeleted": {
         parameters: {
-            query: {
+            query?: {
                 /**
-                 * @description The input as JSON text `{"json": <input>}` (URL-encoded in the query).
+                 * @description The input as JSON text `{"json": <input>}` (URL-encoded in the query); may be left out.
                  * @example {"json":{}}
                  */
-                input: string;
+                input?: string;
             };
             header?: never;
             path?: never;
@@ -11198,12 +11203,12 @@ export interface operations {
     };
     "tasks.getDeleted": {
         parameters: {
-            query: {
+            query?: {
                 /**
-                 * @description The input as JSON text `{"json": <input>}` (URL-encoded in the query).
+                 * @description The input as JSON text `{"json": <input>}` (URL-encoded in the query); may be left out.
                  * @example {"json":{}}
                  */
-                input: string;
+                input?: string;
             };
             header?: never;
             path?: never;
@@ -13144,12 +13149,12 @@ export interface operations {
     };
     "invoices.getDeleted": {
         parameters: {
-            query: {
+            query?: {
                 /**
-                 * @description The input as JSON text `{"json": <input>}` (URL-encoded in the query).
+                 * @description The input as JSON text `{"json": <input>}` (URL-encoded in the query); may be left out.
                  * @example {"json":{}}
                  */
-                input: string;
+                input?: string;
             };
             header?: never;
             path?: never;

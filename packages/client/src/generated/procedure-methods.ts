@@ -65,10 +65,15 @@ export const procedureMethods = {
 /** The procedures whose input may be left out entirely. */
 export type ProcedureWithOptionalInput =
   | 'leads.getAll'
+  | 'leads.getDeleted'
   | 'contacts.getAll'
+  | 'contacts.getDeleted'
   | 'clients.getAll'
+  | 'clients.getDeleted'
   | 'tasks.getAll'
+  | 'tasks.getDeleted'
   | 'invoices.getAll'
+  | 'invoices.getDeleted'
   | 'orgMembers.getAll'
   | 'dashboard.getLeadStats'
   | 'events.getAll'
