@@ -21,7 +21,9 @@ import { LEAD_COLUMNS, leadsWithContacts, toLead, type Lead, type LeadFields, ty
 // - the lead's copies of its contact's search text (leads.contact_search_lower and
 //   contact_phone_digits), computed by the same SQL functions as the contact's own columns;
 // - lead_json: the lead as the REST list sends it (lead-json.ts), after every other write.
-// lead_json and lead_calls go with a deleted lead (foreign keys, on delete cascade). There are no
+// lead_json and lead_calls go with a deleted lead (foreign keys, on delete cascade), the lead's row
+// and calls into its trash row (src/db/trash); src/db/trash/restore.ts puts them back and rebuilds
+// the search copies, lead_json and lead_counts with these same helpers. There are no
 // triggers (migration 20261209120000 dropped them). `seed bulk` (bulk-seed.ts) writes the same
 // derived rows for its batches, and so does an import's batch (import-batch.ts: contacts, leads
 // with their search copies, lead_json, lead_counts, and its contact.created and lead.created
