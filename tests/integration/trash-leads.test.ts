@@ -11,11 +11,15 @@ afterAll(() => ctx.close());
 
 type Ws = Awaited<ReturnType<typeof createWorkspace>>;
 
+/** One range for every dashboard read of a test (its default ends now, and would move). */
+const STATS_RANGE = { from: new Date(Date.now() - 86_400_000), to: new Date(Date.now() + 86_400_000) };
+
 /** What a reader sees of the workspace's leads: the REST list (stored JSON) and its totals by status. */
 async function visible(ws: Ws) {
   const all = (await listLeads(ctx.app, ws.key, { pageSize: 100 })).body;
   const contacted = (await listLeads(ctx.app, ws.key, { status: 'CONTACTED' })).body;
-  return { data: all.data, total: all.pagination.total, contacted: contacted.pagination.total };
+  const stats = resultOf(await rpcGet(ctx.app, 'dashboard.getLeadStats', STATS_RANGE, ws.key));
+  return { data: all.data, total: all.pagination.total, contacted: contacted.pagination.total, stats };
 }
 
 /** Moves a trash row's deletion back by `days` (as if it had been deleted then). */
@@ -51,6 +55,7 @@ describe('leads.delete then leads.restore', () => {
     expectRpcFailure(await rpcGet(ctx.app, 'leads.getById', { id: lead.id }, ws.key), 'NOT_FOUND', 'leads.getById');
     const trashed = await visible(ws);
     expect([trashed.total, trashed.contacted, trashed.data.map((l: { id: string }) => l.id)]).toEqual([1, 1, [before.data.find((l: { id: string }) => l.id !== lead.id).id]]);
+    expect(trashed.stats).not.toEqual(before.stats);
     expect((await listLeads(ctx.app, ws.key, { search: lead.name })).body.data).toEqual([]);
     expect(resultOf(await rpcGet(ctx.app, 'tasks.getById', { id: task.id }, ws.key)).leadId).toBeNull();
 
