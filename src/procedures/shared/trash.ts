@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { z } from 'zod';
 import { defineProcedure, type ProcedureContext, type Scope } from '../../rpc/define-procedure';
 import { recordEvents } from '../../events/record-events';
@@ -13,7 +14,6 @@ import { idOf, objectOf } from './fields';
 import { notInWorkspace } from './references';
 import { pageFields } from './pagination.schema';
 import { pageOutput, timestampOutput } from './output-fields';
-import type { Knex } from 'knex';
 
 // `<resource>.restore` and `<resource>.getDeleted` are the same procedure for each resource of the
 // trash (src/db/trash): built here, each named in its own file beside the resource's others.
@@ -24,7 +24,7 @@ const retentionOf = (ctx: ProcedureContext) => ctx.trashRetentionDays ?? DEFAULT
 type Table = 'leads' | 'contacts' | 'clients' | 'tasks' | 'invoices';
 
 /** `<router>.restore {id}`: the record back from the trash, its `<noun>.restored` event recorded; 404 when not there, 409 naming the rule it would break. */
-export function restoreProcedure<Name extends string, Output extends z.ZodObject, Record extends { id: string }>(spec: {
+export function restoreProcedure<Name extends string, Output extends z.ZodObject, Item extends { id: string }>(spec: {
   name: Name;
   scope: Scope;
   table: Table;
@@ -32,7 +32,7 @@ export function restoreProcedure<Name extends string, Output extends z.ZodObject
   noun: string;
   event: EventType;
   output: Output;
-  restore(trx: Knex.Transaction, orgId: string, id: string, retentionDays: number): Promise<Restored<Record>>;
+  restore(trx: Knex.Transaction, orgId: string, id: string, retentionDays: number): Promise<Restored<Item>>;
 }) {
   return defineProcedure({
     name: spec.name,
@@ -55,12 +55,12 @@ export function restoreProcedure<Name extends string, Output extends z.ZodObject
 }
 
 /** `<router>.getDeleted`: a page of the trash, newest first, each record as its getById answered it, and `deletedAt`. */
-export function getDeletedProcedure<Name extends string, Output extends z.ZodObject, Record>(spec: {
+export function getDeletedProcedure<Name extends string, Output extends z.ZodObject, Item>(spec: {
   name: Name;
   scope: Scope;
   plural: string;
   output: Output;
-  list(db: Db, orgId: string, retentionDays: number, page: PageRequest): Promise<{ items: Record[]; total: number }>;
+  list(db: Db, orgId: string, retentionDays: number, page: PageRequest): Promise<{ items: Item[]; total: number }>;
 }) {
   const item = spec.output.extend({ deletedAt: timestampOutput().meta({ description: 'When it was deleted (it is purged TRASH_RETENTION_DAYS later).' }) });
   const output = pageOutput(item);
