@@ -2,6 +2,7 @@ import { createTestContext } from '../helpers/test-app';
 import { createKey, createLead, createMember, createWorkspace, unique } from '../helpers/factories';
 import { rpcGet, rpcPost, resultOf } from '../helpers/rpc';
 import { listLeads } from '../helpers/leads-rest';
+import { exportLeads, exportText, ndjsonLeads } from '../helpers/leads-export';
 import { expectRpcFailure } from '../helpers/leads-procedures-helpers';
 import { purgeExpiredTrash } from '../../src/trash/purge';
 import { acrossWorkspaces } from '../helpers/across-workspaces';
@@ -19,7 +20,8 @@ async function visible(ws: Ws) {
   const all = (await listLeads(ctx.app, ws.key, { pageSize: 100 })).body;
   const contacted = (await listLeads(ctx.app, ws.key, { status: 'CONTACTED' })).body;
   const stats = resultOf(await rpcGet(ctx.app, 'dashboard.getLeadStats', STATS_RANGE, ws.key));
-  return { data: all.data, total: all.pagination.total, contacted: contacted.pagination.total, stats };
+  const exported = ndjsonLeads(exportText(await exportLeads(ctx.app, ws.key, { format: 'ndjson' }))).map((l) => l.id).sort();
+  return { data: all.data, total: all.pagination.total, contacted: contacted.pagination.total, stats, exported };
 }
 
 /** Moves a trash row's deletion back by `days` (as if it had been deleted then). */
@@ -56,6 +58,7 @@ describe('leads.delete then leads.restore', () => {
     const trashed = await visible(ws);
     expect([trashed.total, trashed.contacted, trashed.data.map((l: { id: string }) => l.id)]).toEqual([1, 1, [before.data.find((l: { id: string }) => l.id !== lead.id).id]]);
     expect(trashed.stats).not.toEqual(before.stats);
+    expect(trashed.exported).toEqual(before.exported.filter((id) => id !== lead.id));
     expect((await listLeads(ctx.app, ws.key, { search: lead.name })).body.data).toEqual([]);
     expect(resultOf(await rpcGet(ctx.app, 'tasks.getById', { id: task.id }, ws.key)).leadId).toBeNull();
 

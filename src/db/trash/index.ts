@@ -132,7 +132,9 @@ export async function referencesOf(
   const columns: string[] = [];
   const bindings: Knex.Value[] = [];
   references.forEach((ref, i) => {
-    columns.push(`exists (select 1 from ${ref.table} where org_id = ? and id = ?) as live${i}`);
+    // Locked (KEY SHARE) until the restore commits: a delete of that record, which locks it FOR
+    // UPDATE before it checks what uses it, waits and then sees the restored record.
+    columns.push(`exists (select 1 from ${ref.table} where org_id = ? and id = ? for key share) as live${i}`);
     bindings.push(orgId, ref.id);
     columns.push(ref.resource
       ? `exists (select 1 from ${TABLES.trash} where org_id = ? and resource = ? and id = ?) as trash${i}`
