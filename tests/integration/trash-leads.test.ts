@@ -152,6 +152,21 @@ describe('leads.delete then leads.restore', () => {
   });
 });
 
+describe('a restored lead and its contact changed meanwhile', () => {
+  it('shows, and is found by, its contact as it is now (search copies and stored JSON rebuilt)', async () => {
+    const ws = await createWorkspace(ctx.db);
+    const lead = await createLead(ctx.db, ws.org.id, { name: unique('Before') });
+    await rpcPost(ctx.app, 'leads.delete', { id: lead.id }, ws.key);
+    const renamed = unique('Renamed');
+    expect((await rpcPost(ctx.app, 'contacts.update', { id: lead.contactId, name: renamed, phones: ['+442079460999'] }, ws.key)).status).toBe(200);
+    expect(resultOf(await rpcGet(ctx.app, 'leads.getDeleted', {}, ws.key)).data[0]).toMatchObject({ id: lead.id, name: renamed });
+    const restored = resultOf(await rpcPost(ctx.app, 'leads.restore', { id: lead.id }, ws.key));
+    expect(restored).toMatchObject({ id: lead.id, name: renamed, phones: ['+442079460999'], updatedAt: lead.updatedAt });
+    expect((await listLeads(ctx.app, ws.key, { search: renamed })).body.data).toMatchObject([{ id: lead.id, name: renamed }]);
+    expect((await listLeads(ctx.app, ws.key, { search: '2079460999' })).body.data).toMatchObject([{ id: lead.id }]);
+  });
+});
+
 describe('GET leads.getDeleted', () => {
   it('lists the trash newest first, each lead as getById answered it with deletedAt, paginated', async () => {
     const ws = await createWorkspace(ctx.db);
