@@ -26,7 +26,7 @@ export async function up(knex: Knex): Promise<void> {
       procedure text,
       request_id text,
       -- 'created', 'updated' or 'deleted'.
-      action text not null check (action in ('created', 'updated', 'deleted')),
+      action text not null check (action in ('created', 'updated', 'deleted', 'restored')),
       changes jsonb not null,
       primary key (org_id, id)
     );

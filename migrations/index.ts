@@ -24,6 +24,7 @@ import * as workspaceRowsWithoutOrganisationLocks from './20261211120100_workspa
 import * as externalIds from './20261212120000_external_ids';
 import * as leadContactCheckedAtCommit from './20261212120100_lead_contact_checked_at_commit';
 import * as createImports from './20261213120000_create_imports';
+import * as createTrash from './20261214120000_create_trash';
 import * as createRecordHistory from './20261214120200_create_record_history';
 
 /**
@@ -57,5 +58,6 @@ export const MIGRATIONS = [
   { name: '20261212120000_external_ids', module: externalIds },
   { name: '20261212120100_lead_contact_checked_at_commit', module: leadContactCheckedAtCommit },
   { name: '20261213120000_create_imports', module: createImports },
+  { name: '20261214120000_create_trash', module: createTrash },
   { name: '20261214120200_create_record_history', module: createRecordHistory },
 ];

@@ -41,7 +41,7 @@ export interface AppDeps {
   /** The JWT secrets are resolved before (resolveJwtSecrets): the app never falls back to one of its own. */
   config: Pick<Config, 'BODY_LIMIT' | 'KEY_CACHE_TTL_MS'> & JwtSecrets
     & Partial<Pick<Config, 'METRICS_TOKEN'>>
-    & Partial<Pick<Config, 'TRUST_PROXY' | 'NODE_ENV' | 'CHECK_OUTPUTS' | 'IMPORT_QUEUE_LIMIT'>>
+    & Partial<Pick<Config, 'TRUST_PROXY' | 'NODE_ENV' | 'CHECK_OUTPUTS' | 'IMPORT_QUEUE_LIMIT' | 'TRASH_RETENTION_DAYS'>>
     & { /** How long a verified key is trusted while `cacheInvalidation` is live (60 s by default). */ KEY_CACHE_LIVE_TTL_MS?: number };
   logger: Logger;
   /** The procedures to serve; the full registry unless a test gives its own. */
@@ -109,7 +109,9 @@ export function createApp(deps: AppDeps): Express {
     subscriptions, db, hotReads, authenticate, rateLimiter, webhookUrlPolicy, live: live.feeds, streams: live.streams, settings: live.settings,
     streamTokens: createStreamTokenAuthenticator({ keys: authenticator, tokenKey: jwtKeys.token, readAccess }),
   }));
-  app.use(rpcRouter({ registry, db, hotReads, nodes, authenticate, rateLimiter, webhookUrlPolicy, onOutputMismatch: outputMismatch, onCommitted }, config.BODY_LIMIT));
+  app.use(rpcRouter({
+    registry, db, hotReads, nodes, authenticate, rateLimiter, webhookUrlPolicy, onOutputMismatch: outputMismatch, onCommitted, trashRetentionDays: config.TRASH_RETENTION_DAYS,
+  }, config.BODY_LIMIT));
   // The REST leads routes (the list, create, getById, update, delete) run through runProcedure with the action endpoints' deps.
   app.use(leadRoutes({ registry, db, hotReads, nodes, authenticate, rateLimiter, webhookUrlPolicy, onOutputMismatch: outputMismatch, onCommitted }, config.BODY_LIMIT));
   app.use(importRoutes({

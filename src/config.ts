@@ -104,6 +104,8 @@ const schema = z.object({
   WEBHOOK_WORKER_ORG_IDS: z.string().regex(/^[A-Za-z0-9_]+(,[A-Za-z0-9_]+)*$/, 'must be comma-separated workspace ids').optional().transform((value) => value?.split(',')),
   /** Events (with their webhook deliveries and attempts) older than this many days are deleted, hourly. */
   EVENTS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  /** Deleted leads, contacts, clients, tasks and draft invoices can be restored for this many days; then they are purged for good, hourly. */
+  TRASH_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   /** Imports a workspace may have waiting; one more upload is a 429 (docs/importing-and-exporting.md). */
   IMPORT_QUEUE_LIMIT: z.coerce.number().int().min(1).max(1000).default(10),
   /** Imports of one workspace that run at once (across every worker); the others wait queued. */

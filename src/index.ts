@@ -15,6 +15,7 @@ import { seedDemo } from '../seeds/01_demo_workspaces';
 import { startIdempotencyCleanup } from './idempotency/expired-cleanup';
 import { createRateLimiterFromConfig } from './ratelimit/rate-limiter-from-config';
 import { startEventsRetention } from './events/retention';
+import { startTrashPurge } from './trash/purge';
 import { startPeriodicJob } from './server/periodic-job';
 import { createDeliveryWorkerFromConfig } from './webhooks/worker-from-config';
 import { createImportRunnerFromConfig, startImportsRetention } from './imports/runner-from-config';
@@ -59,6 +60,7 @@ async function main(): Promise<void> {
 
   const idempotencyCleanup = startIdempotencyCleanup({ db: database.db, logger });
   const eventsRetention = startEventsRetention({ db: database.db, logger, retentionDays: config.EVENTS_RETENTION_DAYS });
+  const trashPurge = startTrashPurge({ db: database.db, logger, retentionDays: config.TRASH_RETENTION_DAYS });
   const counterFolding = leads.startCounterFolding({ db: database.db, logger, startJob: startPeriodicJob });
   // The embedded database lives and dies with this process, so its deliveries run here too.
   const deliveryWorker = runsWebhookWorkerInProcess(config) ? createDeliveryWorkerFromConfig(config, database.db, logger) : undefined;
@@ -73,6 +75,7 @@ async function main(): Promise<void> {
     await importRunner?.stop();
     await importsRetention?.stop();
     await eventsRetention.stop();
+    await trashPurge.stop();
     await counterFolding.stop();
     await idempotencyCleanup.stop();
     await listener.stop();

@@ -29,6 +29,8 @@ export const TABLES = {
   importErrors: 'import_errors',
   /** The change history of leads, contacts and clients (src/db/history, migration 20261214120200). */
   recordHistory: 'record_history',
+  /** Deleted records until restored or purged (src/db/trash, migration 20261214120000). */
+  trash: 'trash',
 } as const;
 
 /**

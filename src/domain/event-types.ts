@@ -7,14 +7,14 @@
 export const EVENT_FAMILIES = {
   lead: {
     scope: 'leads.read',
-    types: ['lead.created', 'lead.updated', 'lead.status_changed', 'lead.assigned', 'lead.call_logged', 'lead.converted', 'lead.deleted'],
+    types: ['lead.created', 'lead.updated', 'lead.status_changed', 'lead.assigned', 'lead.call_logged', 'lead.converted', 'lead.deleted', 'lead.restored'],
   },
-  contact: { scope: 'contacts.read', types: ['contact.created', 'contact.updated', 'contact.deleted'] },
-  client: { scope: 'clients.read', types: ['client.created', 'client.updated', 'client.deleted'] },
-  task: { scope: 'tasks.read', types: ['task.created', 'task.updated', 'task.completed', 'task.deleted'] },
+  contact: { scope: 'contacts.read', types: ['contact.created', 'contact.updated', 'contact.deleted', 'contact.restored'] },
+  client: { scope: 'clients.read', types: ['client.created', 'client.updated', 'client.deleted', 'client.restored'] },
+  task: { scope: 'tasks.read', types: ['task.created', 'task.updated', 'task.completed', 'task.deleted', 'task.restored'] },
   invoice: {
     scope: 'invoices.read',
-    types: ['invoice.created', 'invoice.updated', 'invoice.sent', 'invoice.paid', 'invoice.voided', 'invoice.deleted'],
+    types: ['invoice.created', 'invoice.updated', 'invoice.sent', 'invoice.paid', 'invoice.voided', 'invoice.deleted', 'invoice.restored'],
   },
   webhook: { scope: 'webhooks.read', types: ['webhook.disabled'] },
   import: { scope: 'imports.read', types: ['import.completed', 'import.failed'] },

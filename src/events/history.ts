@@ -46,6 +46,13 @@ function entry<T extends { id: string; updatedAt: Date }>(
   return [{ resource, recordId: record.id, personId, changedAt: after === null ? null : after.updatedAt, action, changes }];
 }
 
+/**
+ * The entry of a record's restore from the trash: every field set, as a creation's, and the
+ * restore's own time (the record keeps the `updatedAt` it was deleted with).
+ */
+export const restoredHistory = (entries: HistoryDraft[]): HistoryDraft[] =>
+  entries.map((e) => ({ ...e, action: 'restored', changedAt: null }));
+
 export const leadHistory = (before: Lead | null, after: Lead | null): HistoryDraft[] =>
   entry('lead', LEAD_FIELDS, (after ?? before)!.contactId, before, after);
 

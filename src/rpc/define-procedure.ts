@@ -19,6 +19,8 @@ export interface ProcedureContext {
   scopes: ReadonlySet<string>;
   /** Where webhook endpoints may point (production: public https only). */
   webhookUrlPolicy: WebhookUrlPolicy;
+  /** How many days a deleted record stays restorable (TRASH_RETENTION_DAYS; 30 when not given). */
+  trashRetentionDays?: number;
   /**
    * What this call did that the dispatcher acts on after it commits. `recordedEvents` is set
    * when the call builds event rows (src/events/record-events.ts: `recordEvents(trx, ctx, drafts)`,

@@ -51,6 +51,8 @@ export interface DispatchDeps {
   webhookUrlPolicy: WebhookUrlPolicy;
   /** Set (CHECK_OUTPUTS): every output is parsed with its procedure's output schema; a mismatch is a 500, reported here. */
   onOutputMismatch?(procedure: string, issues: unknown): void;
+  /** How long deleted records stay restorable (TRASH_RETENTION_DAYS); handed to each procedure. */
+  trashRetentionDays?: number;
   /** Told after a call that recorded events has committed (ctx.effects.recordedEvents), with its workspace: live readers are woken by it. */
   onCommitted?(orgId: string): void;
 }
@@ -140,7 +142,8 @@ async function runOnNode(deps: DispatchDeps, call: ProcedureCall): Promise<{ out
     if (hasChecks) await assertFieldChecks(procedure.input, input, { ...checks, db });
     const ctx: ProcedureContext = {
       db, hotReads: deps.hotReads, orgId: principal.orgId, org: principal.org, actor: { kind: principal.kind, id: principal.id },
-      scopes: principal.scopes, webhookUrlPolicy: deps.webhookUrlPolicy, effects, call: { procedure: procedure.name, requestId: call.requestId ?? null },
+      scopes: principal.scopes, webhookUrlPolicy: deps.webhookUrlPolicy, effects, trashRetentionDays: deps.trashRetentionDays,
+      call: { procedure: procedure.name, requestId: call.requestId ?? null },
     };
     const output = await procedure.handler({ ctx, input });
     if (deps.onOutputMismatch) assertOutput(procedure, output, deps.onOutputMismatch);

@@ -1,6 +1,7 @@
 import { webhookLeaseMs, type Config } from '../config';
 import { connectConfiguredDatabase, exitAfterFlush, loadConfigOrExit, logStartMode } from '../server/process-start';
 import { startEventsRetention } from '../events/retention';
+import { startTrashPurge } from '../trash/purge';
 import { createLogger } from '../logger';
 import { createDeliveryWorkerFromConfig } from './worker-from-config';
 import { createImportRunnerFromConfig, startImportsRetention } from '../imports/runner-from-config';
@@ -21,6 +22,7 @@ async function main(): Promise<void> {
   const worker = createDeliveryWorkerFromConfig(config, database.db, logger);
   worker.start();
   const retention = startEventsRetention({ db: database.db, logger, retentionDays: config.EVENTS_RETENTION_DAYS });
+  const trashPurge = startTrashPurge({ db: database.db, logger, retentionDays: config.TRASH_RETENTION_DAYS });
   // An import's batches record events: the API instances' live readers hear of them as of any write.
   const wakeUps: WakeUps = createWakeUps(config.REDIS_URL ? redisTransport(config.REDIS_URL, () => wakeUps) : notifyTransport(database.db), logger);
   const imports = createImportRunnerFromConfig(config, database.db, logger, (orgId) => wakeUps.announce(orgId));
@@ -40,6 +42,7 @@ async function main(): Promise<void> {
       try {
         await Promise.all([worker.stop(), imports.stop()]);
         await retention.stop();
+        await trashPurge.stop();
         await importsRetention.stop();
         await wakeUps.stop();
         await database.close();

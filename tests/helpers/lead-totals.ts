@@ -51,7 +51,7 @@ export async function changeLead(db: Db, orgId: string, id: string, patch: Parti
 }
 
 export async function removeLead(db: Db, orgId: string, id: string): Promise<void> {
-  await db.transaction((trx) => leads.deleteLead(trx, orgId, id));
+  await db.transaction((trx) => leads.deleteLead(trx, orgId, id, { kind: 'system', id: 'test' }));
 }
 
 /** The ids of the workspace's leads matching `where`. */

@@ -7,7 +7,7 @@ import { WORKSPACE_TABLES as CORE_TABLES } from '../../migrations/20261210120000
 import { IMPORT_TABLES } from '../../migrations/20261213120000_create_imports';
 import { HISTORY_TABLES } from '../../migrations/20261214120200_create_record_history';
 
-const WORKSPACE_TABLES = [...CORE_TABLES, ...IMPORT_TABLES, ...HISTORY_TABLES];
+const WORKSPACE_TABLES = [...CORE_TABLES, ...IMPORT_TABLES, ...HISTORY_TABLES, 'trash'];
 
 const onCitus = process.env.WSAPI_TEST_CITUS === '1';
 

@@ -94,7 +94,7 @@ describe('GET /api/v1/leads with cursor', () => {
       // New leads that sort before, among and after the walk's position.
       await insertLeads(ctx.db, ws.org.id, 30, `ins${pageNo}`);
       await ctx.db.transaction((trx) => leads.updateLead(trx, ws.org.id, original[200]!, { fields: { notes: 'changed, same sort key', status: 'LOST' } }));
-      if (pageNo === 1) await ctx.db.transaction((trx) => leads.deleteLead(trx, ws.org.id, deleted));
+      if (pageNo === 1) await ctx.db.transaction((trx) => leads.deleteLead(trx, ws.org.id, deleted, { kind: 'system', id: 'test' }));
     });
     const seen = pages.flatMap((p) => p.data.map((l) => l.id));
 

@@ -66,6 +66,7 @@ async function recordEveryType(key: string, memberId: string): Promise<void> {
   const contact = await call(key, 'contacts.create', { name: unique('Contact'), phones: [phone()] });
   await call(key, 'contacts.update', { id: contact.id, company: 'Acme Ltd' });
   await call(key, 'contacts.delete', { id: contact.id });
+  await call(key, 'contacts.restore', { id: contact.id });
   const client = await call(key, 'clients.create', { name: unique('Client') });
   await call(key, 'clients.update', { id: client.id, company: 'Acme Ltd' });
   const lead = await call(key, 'leads.create', { name: unique('Lead'), phone: phone(), nextCallAt: new Date('2031-01-02T03:04:05.000Z') });
@@ -74,10 +75,12 @@ async function recordEveryType(key: string, memberId: string): Promise<void> {
   await call(key, 'leads.convert', { id: lead.id });
   const doomed = await call(key, 'leads.create', { name: unique('Doomed'), phone: phone() });
   await call(key, 'leads.delete', { id: doomed.id });
+  await call(key, 'leads.restore', { id: doomed.id });
   const task = await call(key, 'tasks.create', { title: unique('Task'), dueAt: new Date('2031-03-04T05:06:07.000Z') });
   await call(key, 'tasks.update', { id: task.id, title: unique('Task, renamed') });
   await call(key, 'tasks.complete', { id: task.id });
   await call(key, 'tasks.delete', { id: task.id });
+  await call(key, 'tasks.restore', { id: task.id });
   const items = [{ description: 'Work', quantity: 1, unitPrice: 1000 }];
   const paid = await call(key, 'invoices.create', { clientId: client.id, currency: 'GBP', dueDate: '2031-01-31', items });
   await call(key, 'invoices.update', { id: paid.id, dueDate: '2031-02-28' });
@@ -87,8 +90,10 @@ async function recordEveryType(key: string, memberId: string): Promise<void> {
   await call(key, 'invoices.void', { id: voided.id });
   const deleted = await call(key, 'invoices.create', { clientId: client.id, currency: 'GBP', dueDate: '2031-01-31', items });
   await call(key, 'invoices.delete', { id: deleted.id });
+  await call(key, 'invoices.restore', { id: deleted.id });
   const other = await call(key, 'clients.create', { name: unique('Client to delete') });
   await call(key, 'clients.delete', { id: other.id });
+  await call(key, 'clients.restore', { id: other.id });
 }
 
 /** import.completed from an import that ran, import.failed from one ended as the runner ends a job that keeps failing. */

@@ -43,6 +43,8 @@ const RECORD_CASES: Record<string, Record<string, CaseInput>> = {
     assignedToId: (a, b) => ({ id: a.leadId, assignedToId: b.memberId }),
   },
   'leads.delete': { id: (_a, b) => ({ id: b.leadId }) },
+  // B's id (of a live record, as of one in B's trash): 404 either way, nothing of B told.
+  'leads.restore': { id: (_a, b) => ({ id: b.leadId }) },
   'leads.assign': {
     id: (a, b) => ({ id: b.leadId, assignedToId: a.memberId }),
     assignedToId: (a, b) => ({ id: a.leadId, assignedToId: b.memberId }),
@@ -56,6 +58,8 @@ const RECORD_CASES: Record<string, Record<string, CaseInput>> = {
   'contacts.getHistory': { id: (_a, b) => ({ id: b.contactId }) },
   'contacts.update': { id: (_a, b) => ({ id: b.contactId, company: 'changed by A' }) },
   'contacts.delete': { id: (_a, b) => ({ id: b.contactId }) },
+  // B's id (of a live record, as of one in B's trash): 404 either way, nothing of B told.
+  'contacts.restore': { id: (_a, b) => ({ id: b.contactId }) },
   'clients.getById': { id: (_a, b) => ({ id: b.clientId }) },
   'clients.getHistory': { id: (_a, b) => ({ id: b.clientId }) },
   'clients.create': { contactId: (_a, b) => ({ name: 'Tenancy', contactId: b.contactId }) },
@@ -64,6 +68,8 @@ const RECORD_CASES: Record<string, Record<string, CaseInput>> = {
     contactId: (a, b) => ({ id: a.clientId, contactId: b.contactId }),
   },
   'clients.delete': { id: (_a, b) => ({ id: b.clientId }) },
+  // B's id (of a live record, as of one in B's trash): 404 either way, nothing of B told.
+  'clients.restore': { id: (_a, b) => ({ id: b.clientId }) },
   'tasks.getById': { id: (_a, b) => ({ id: b.taskId }) },
   'tasks.create': {
     leadId: (_a, b) => ({ title: 'Tenancy', leadId: b.leadId }),
@@ -78,6 +84,8 @@ const RECORD_CASES: Record<string, Record<string, CaseInput>> = {
   },
   'tasks.complete': { id: (_a, b) => ({ id: b.taskId }) },
   'tasks.delete': { id: (_a, b) => ({ id: b.taskId }) },
+  // B's id (of a live record, as of one in B's trash): 404 either way, nothing of B told.
+  'tasks.restore': { id: (_a, b) => ({ id: b.taskId }) },
   'invoices.getById': { id: (_a, b) => ({ id: b.invoiceId }) },
   'invoices.create': {
     clientId: (_a, b) => ({ clientId: b.clientId, currency: 'GBP', dueDate: '2027-02-28', items: [{ description: 'Tenancy', quantity: 1, unitPrice: 100 }] }),
@@ -91,6 +99,8 @@ const RECORD_CASES: Record<string, Record<string, CaseInput>> = {
   'invoices.markPaid': { id: (_a, b) => ({ id: b.invoiceId }) },
   'invoices.void': { id: (_a, b) => ({ id: b.invoiceId }) },
   'invoices.delete': { id: (_a, b) => ({ id: b.invoiceId }) },
+  // B's id (of a live record, as of one in B's trash): 404 either way, nothing of B told.
+  'invoices.restore': { id: (_a, b) => ({ id: b.invoiceId }) },
   'orgMembers.getById': { id: (_a, b) => ({ id: b.memberId }) },
   'apiKeys.revoke': { id: (_a, b) => ({ id: b.keyId }) },
   'webhooks.getById': { id: (_a, b) => ({ id: b.webhookId }) },

@@ -71,7 +71,7 @@ describe('createWorkspaceClient', () => {
 
     expect(Object.keys(client).sort()).toEqual(['clients', 'contacts', 'dashboard', 'events', 'imports', 'invoices', 'leads', 'orgMembers', 'tasks', 'webhooks']);
     expect(Object.keys(client.leads!).sort()).toEqual(
-      ['assign', 'convert', 'create', 'delete', 'export', 'getAll', 'getById', 'getCalls', 'getHistory', 'list', 'listAll', 'logCall', 'rest', 'update', 'upsert'],
+      ['assign', 'convert', 'create', 'delete', 'export', 'getAll', 'getById', 'getCalls', 'getDeleted', 'getHistory', 'list', 'listAll', 'logCall', 'rest', 'restore', 'update', 'upsert'],
     );
   });
 

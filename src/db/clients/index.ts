@@ -4,6 +4,7 @@ import * as leads from '../leads';
 import type { SearchTerm } from '../contact-search';
 import * as tasks from '../tasks';
 import { TABLES, NEXT_UPDATED_AT } from '../tables';
+import { moveToTrash, type DeletedBy } from '../trash';
 import { paginate } from '../paginate';
 import { containsPattern, type PageRequest } from '../pagination';
 import { newId } from '../../domain/ids';
@@ -155,11 +156,15 @@ export async function hasInvoices(db: Db, orgId: string, clientId: string): Prom
  * and tasks lose the link first (leads through their own module, which keeps their counters and
  * stored JSON right), in the caller's transaction.
  */
-export async function remove(trx: Knex.Transaction, orgId: string, clientId: string): Promise<boolean> {
-  await leads.unlinkClient(trx, orgId, clientId);
-  await tasks.clearClient(trx, orgId, clientId);
-  const deleted = await trx(TABLES.clients).where({ org_id: orgId, id: clientId }).delete();
-  return deleted > 0;
+export async function remove(trx: Knex.Transaction, orgId: string, clientId: string, deletedBy: DeletedBy): Promise<boolean> {
+  const unlinkedLeads = await leads.unlinkClient(trx, orgId, clientId);
+  const unlinkedTasks = await tasks.clearClient(trx, orgId, clientId);
+  // Into the trash (src/db/trash), with the leads and tasks it was unlinked from, for a restore to link again.
+  const row = await moveToTrash<{ id: string }>(trx, orgId, {
+    resource: 'client', table: TABLES.clients, id: clientId, deletedBy, contactOf: 't.contact_id',
+    unlinked: { leads: unlinkedLeads, tasks: unlinkedTasks }, answer: 't.id',
+  });
+  return row !== undefined;
 }
 
 function toColumns(fields: Partial<ClientFields>): Record<string, unknown> {

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Db } from '../knex';
 import { TABLES, NEXT_UPDATED_AT } from '../tables';
+import { moveToTrash, type DeletedBy } from '../trash';
 import { contactRow, whereContactMatches, type SearchTerm } from '../contact-search';
 import { paginate } from '../paginate';
 import type { PageRequest } from '../pagination';
@@ -168,8 +169,12 @@ export async function isUsedByLead(db: Db, orgId: string, contactId: string): Pr
  * own fields and lose the link; a lead's contact is never deleted (`isUsedByLead`, checked under
  * the contact's lock, and the leads' foreign key).
  */
-export async function remove(trx: Knex.Transaction, orgId: string, contactId: string): Promise<boolean> {
-  await trx(TABLES.clients).where({ org_id: orgId, contact_id: contactId }).update({ contact_id: null });
-  const deleted = await trx(TABLES.contacts).where({ org_id: orgId, id: contactId }).delete();
-  return deleted > 0;
+export async function remove(trx: Knex.Transaction, orgId: string, contactId: string, deletedBy: DeletedBy): Promise<boolean> {
+  const clients: { id: string }[] = await trx(TABLES.clients).where({ org_id: orgId, contact_id: contactId }).update({ contact_id: null }).returning(['id']);
+  // Into the trash (src/db/trash), with the clients it was unlinked from, for a restore to link again.
+  const row = await moveToTrash<{ id: string }>(trx, orgId, {
+    resource: 'contact', table: TABLES.contacts, id: contactId, deletedBy, contactOf: 't.id',
+    unlinked: { clients: clients.map((c) => c.id).sort() }, answer: 't.id',
+  });
+  return row !== undefined;
 }

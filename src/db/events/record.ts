@@ -43,7 +43,7 @@ export interface NewHistoryEntry {
   personId: string | null;
   /** The record's new `updatedAt` (its versions' order); null: the writing statement's time (a delete). */
   changedAt: Date | null;
-  action: 'created' | 'updated' | 'deleted';
+  action: 'created' | 'updated' | 'deleted' | 'restored';
   actor: { kind: string; id: string };
   procedure: string | null;
   requestId: string | null;

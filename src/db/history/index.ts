@@ -17,7 +17,7 @@ export type FieldValue = string | string[] | null;
 export interface HistoryEntry {
   id: string;
   changedAt: Date;
-  action: 'created' | 'updated' | 'deleted';
+  action: 'created' | 'updated' | 'deleted' | 'restored';
   actor: { kind: ActorKind; id: string };
   procedure: string | null;
   requestId: string | null;

@@ -1,4 +1,6 @@
+import type { Knex } from 'knex';
 import type { Db } from '../knex';
+import { moveToTrash, type DeletedBy } from '../trash';
 import { TABLES, NEXT_UPDATED_AT, WRITE_TIME } from '../tables';
 import { paginate } from '../paginate';
 import type { PageRequest } from '../pagination';
@@ -62,7 +64,7 @@ const INVOICE_COLUMNS = [
 ];
 const ITEM_COLUMNS = ['id', 'invoice_id', 'description', 'quantity', 'unit_price'];
 
-interface InvoiceRow {
+export interface InvoiceRow {
   id: string;
   client_id: string;
   currency: string;
@@ -76,7 +78,7 @@ interface InvoiceRow {
   updated_at: Date;
 }
 
-interface ItemRow {
+export interface ItemRow {
   id: string;
   invoice_id: string;
   description: string;
@@ -90,7 +92,7 @@ function toItem(row: ItemRow): InvoiceItem {
   return { id: row.id, description: row.description, ...line, total: lineTotal(line) };
 }
 
-function toInvoice(row: InvoiceRow, itemRows: ItemRow[]): Invoice {
+export function toInvoice(row: InvoiceRow, itemRows: ItemRow[]): Invoice {
   const items = itemRows.map(toItem);
   return {
     id: row.id,
@@ -206,9 +208,13 @@ export async function replaceItems(db: Db, orgId: string, invoiceId: string, ite
 }
 
 /** Deletes the invoice (its items go with it, by the foreign key's cascade); false when there was none. */
-export async function remove(db: Db, orgId: string, invoiceId: string): Promise<boolean> {
-  const deleted = await db(TABLES.invoices).where({ org_id: orgId, id: invoiceId }).delete();
-  return deleted > 0;
+/** Moves the invoice and its line items (cascaded) into the trash (src/db/trash), in one statement. */
+export async function remove(trx: Knex.Transaction, orgId: string, invoiceId: string, deletedBy: DeletedBy): Promise<boolean> {
+  const row = await moveToTrash<{ id: string }>(trx, orgId, {
+    resource: 'invoice', table: TABLES.invoices, id: invoiceId, deletedBy, contactOf: 'null',
+    dependents: [{ key: 'items', table: TABLES.invoiceLineItems, column: 'invoice_id' }], answer: 't.id',
+  });
+  return row !== undefined;
 }
 
 function toColumns(fields: Partial<InvoiceFields>): Record<string, unknown> {

@@ -3,6 +3,7 @@ import { TABLES, nextUpdatedAtOf, WRITE_TIME } from '../tables';
 import * as contacts from '../contacts';
 import * as tasks from '../tasks';
 import type { LeadStatus } from '../../domain/lead-status';
+import { moveToTrash, type DeletedBy } from '../trash';
 import { addToCounts, type CountDelta } from './counters';
 import { storeLeadJson } from './lead-json';
 import { copiesFrom, copyContactSearch, hasAny, type PersonChange } from './contact-changes';
@@ -20,7 +21,9 @@ import { LEAD_COLUMNS, leadsWithContacts, toLead, type Lead, type LeadFields, ty
 // - the lead's copies of its contact's search text (leads.contact_search_lower and
 //   contact_phone_digits), computed by the same SQL functions as the contact's own columns;
 // - lead_json: the lead as the REST list sends it (lead-json.ts), after every other write.
-// lead_json and lead_calls go with a deleted lead (foreign keys, on delete cascade). There are no
+// lead_json and lead_calls go with a deleted lead (foreign keys, on delete cascade), the lead's row
+// and calls into its trash row (src/db/trash); src/db/trash/restore.ts puts them back and rebuilds
+// the search copies, lead_json and lead_counts with these same helpers. There are no
 // triggers (migration 20261209120000 dropped them). `seed bulk` (bulk-seed.ts) writes the same
 // derived rows for its batches, and so does an import's batch (import-batch.ts: contacts, leads
 // with their search copies, lead_json, lead_counts, and its contact.created and lead.created
@@ -84,17 +87,32 @@ export async function lockLead(trx: Knex.Transaction, orgId: string, leadId: str
 }
 
 /**
- * Deletes a lead (its contact stays); undefined when the workspace has no such lead. Its tasks
- * keep their fields and lose the link; its counters go down; its JSON and calls go with it.
+ * Deletes a lead (its contact stays) into the trash; undefined when the workspace has no such
+ * lead. Its tasks keep their fields and lose the link; its counters go down; its JSON goes with
+ * it; its row, its calls (cascaded) and the tasks it was unlinked from are kept in its trash row
+ * (src/db/trash), moved there by the delete's own statement. Statements: the tasks, the lead, the
+ * counters, as before the trash.
  */
-export async function deleteLead(trx: Knex.Transaction, orgId: string, leadId: string): Promise<{ before: Lead } | undefined> {
-  await tasks.clearLead(trx, orgId, leadId);
-  const { rows: [row] } = await trx.raw<{ rows: LeadRow[] }>(
-    `delete from ${TABLES.leads} l using ${TABLES.contacts} c
-     where l.org_id = ? and l.id = ? and c.org_id = ? and c.id = l.contact_id
-     returning ${LEAD_COLUMNS.join(', ')}`,
-    [orgId, leadId, orgId],
-  );
+export async function deleteLead(
+  trx: Knex.Transaction,
+  orgId: string,
+  leadId: string,
+  deletedBy: DeletedBy,
+): Promise<{ before: Lead } | undefined> {
+  const unlinkedTasks = await tasks.clearLead(trx, orgId, leadId);
+  const row = await moveToTrash<LeadRow>(trx, orgId, {
+    resource: 'lead',
+    table: TABLES.leads,
+    id: leadId,
+    deletedBy,
+    contactOf: 't.contact_id',
+    dependents: [{ key: 'calls', table: TABLES.leadCalls, column: 'lead_id' }],
+    unlinked: { tasks: unlinkedTasks },
+    join: { from: `${TABLES.contacts} c`, on: 'c.org_id = :org and c.id = t.contact_id' },
+    // The person as it was, for the trash's list should the contact be gone by then.
+    extra: `'person', jsonb_build_object('name', c.name, 'phones', c.phones, 'emails', c.emails, 'company', c.company)`,
+    answer: LEAD_COLUMNS.map((column) => column.replace(/^l\./, 't.')).join(', '),
+  });
   if (!row) return undefined;
   const before = toLead(row);
   await addToCounts(trx, orgId, [{ status: before.status, assignedToId: before.assignedToId, n: -1 }]);
@@ -103,14 +121,17 @@ export async function deleteLead(trx: Knex.Transaction, orgId: string, leadId: s
 
 /**
  * Unlinks a client from its leads, before the client is deleted (the foreign key refuses the
- * delete otherwise). Their `updatedAt` stays: the lead was not edited. No counter moves.
+ * delete otherwise); answers their ids (the client's trash row keeps them). Their `updatedAt`
+ * stays: the lead was not edited. No counter moves.
  */
-export async function unlinkClient(trx: Knex.Transaction, orgId: string, clientId: string): Promise<void> {
+export async function unlinkClient(trx: Knex.Transaction, orgId: string, clientId: string): Promise<string[]> {
   const rows: { id: string }[] = await trx(TABLES.leads)
     .where({ org_id: orgId, client_id: clientId })
     .update({ client_id: null })
     .returning(['id']);
-  if (rows.length > 0) await storeLeadJson(trx, orgId, { leadIds: rows.map((r) => r.id).sort() });
+  const ids = rows.map((r) => r.id).sort();
+  if (ids.length > 0) await storeLeadJson(trx, orgId, { leadIds: ids });
+  return ids;
 }
 
 /** The row `changeLeadRow` answers: the lead as it now is, its contact's person fields before the change, `before_*` columns, how many leads the contact has. */

@@ -1,4 +1,6 @@
+import type { Knex } from 'knex';
 import type { Db } from '../knex';
+import { moveToTrash, type DeletedBy } from '../trash';
 import { TABLES, NEXT_UPDATED_AT } from '../tables';
 import { paginate } from '../paginate';
 import type { PageRequest } from '../pagination';
@@ -47,7 +49,7 @@ const COLUMNS = [
   'created_at', 'updated_at',
 ];
 
-interface TaskRow {
+export interface TaskRow {
   id: string;
   title: string;
   description: string | null;
@@ -61,7 +63,7 @@ interface TaskRow {
   updated_at: Date;
 }
 
-function toTask(row: TaskRow): Task {
+export function toTask(row: TaskRow): Task {
   return {
     id: row.id,
     title: row.title,
@@ -149,17 +151,22 @@ export async function update(db: Db, orgId: string, taskId: string, patch: Parti
 }
 
 /** Answers false when there was no such task in the workspace. */
-/** A deleted client's tasks keep their fields and lose the link. */
-export async function clearClient(db: Db, orgId: string, clientId: string): Promise<void> {
-  await db(TABLES.tasks).where({ org_id: orgId, client_id: clientId }).update({ client_id: null });
+/** A deleted client's tasks keep their fields and lose the link; answers their ids (for the client's trash row). */
+export async function clearClient(db: Db, orgId: string, clientId: string): Promise<string[]> {
+  const rows: { id: string }[] = await db(TABLES.tasks).where({ org_id: orgId, client_id: clientId }).update({ client_id: null }).returning(['id']);
+  return rows.map((r) => r.id).sort();
 }
 
-/** A deleted lead's tasks keep their fields and lose the link. */
-export async function clearLead(db: Db, orgId: string, leadId: string): Promise<void> {
-  await db(TABLES.tasks).where({ org_id: orgId, lead_id: leadId }).update({ lead_id: null });
+/** A deleted lead's tasks keep their fields and lose the link; answers their ids (for the lead's trash row). */
+export async function clearLead(db: Db, orgId: string, leadId: string): Promise<string[]> {
+  const rows: { id: string }[] = await db(TABLES.tasks).where({ org_id: orgId, lead_id: leadId }).update({ lead_id: null }).returning(['id']);
+  return rows.map((r) => r.id).sort();
 }
 
-export async function remove(db: Db, orgId: string, taskId: string): Promise<boolean> {
-  const deleted = await db(TABLES.tasks).where({ org_id: orgId, id: taskId }).delete();
-  return deleted > 0;
+/** Moves the task into the trash (src/db/trash), in one statement; false when there was no such task. */
+export async function remove(trx: Knex.Transaction, orgId: string, taskId: string, deletedBy: DeletedBy): Promise<boolean> {
+  const row = await moveToTrash<{ id: string }>(trx, orgId, {
+    resource: 'task', table: TABLES.tasks, id: taskId, deletedBy, contactOf: 'null', answer: 't.id',
+  });
+  return row !== undefined;
 }

@@ -24,7 +24,7 @@ export const clientsDelete = defineProcedure({
         throw new AppError('CONFLICT', `Client ${JSON.stringify(input.id)} has invoices: an invoiced client cannot be deleted`);
       }
       const client = (await clientsQueries.getById(trx, ctx.orgId, input.id))!;
-      await clientsQueries.remove(trx, ctx.orgId, input.id);
+      await clientsQueries.remove(trx, ctx.orgId, input.id, ctx.actor);
       await recordEvents(trx, ctx, [{ type: 'client.deleted', object: client, history: clientHistory(client, null) }]);
       return { id: input.id, deleted: true as const };
     });

@@ -4,5 +4,7 @@ import { clientsCreate } from './create';
 import { clientsUpdate } from './update';
 import { clientsDelete } from './delete';
 import { clientsGetHistory } from './get-history';
+import { clientsRestore } from './restore';
+import { clientsGetDeleted } from './get-deleted';
 
-export const clientsProcedures = [clientsGetAll, clientsGetById, clientsCreate, clientsUpdate, clientsDelete, clientsGetHistory] as const;
+export const clientsProcedures = [clientsGetAll, clientsGetById, clientsCreate, clientsUpdate, clientsDelete, clientsRestore, clientsGetDeleted, clientsGetHistory] as const;

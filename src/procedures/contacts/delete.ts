@@ -24,7 +24,7 @@ export const contactsDelete = defineProcedure({
         throw new AppError('CONFLICT', `Contact ${JSON.stringify(input.id)} is used by a lead: delete the lead first`);
       }
       const contact = (await contacts.getById(trx, ctx.orgId, input.id))!;
-      await contacts.remove(trx, ctx.orgId, input.id);
+      await contacts.remove(trx, ctx.orgId, input.id, ctx.actor);
       await recordEvents(trx, ctx, [{ type: 'contact.deleted', object: contact, history: contactHistory(contact, null) }]);
       return { id: input.id, deleted: true as const };
     });

@@ -4,5 +4,7 @@ import { contactsCreate } from './create';
 import { contactsUpdate } from './update';
 import { contactsDelete } from './delete';
 import { contactsGetHistory } from './get-history';
+import { contactsRestore } from './restore';
+import { contactsGetDeleted } from './get-deleted';
 
-export const contactsProcedures = [contactsGetAll, contactsGetById, contactsCreate, contactsUpdate, contactsDelete, contactsGetHistory] as const;
+export const contactsProcedures = [contactsGetAll, contactsGetById, contactsCreate, contactsUpdate, contactsDelete, contactsRestore, contactsGetDeleted, contactsGetHistory] as const;

@@ -21,7 +21,7 @@ export const invoicesDelete = defineProcedure({
       if (!current) throw invoiceNotFound(input.id);
       assertInvoiceTransition(current.status, 'delete');
       const invoice = (await invoicesQueries.getById(trx, ctx.orgId, input.id))!;
-      await invoicesQueries.remove(trx, ctx.orgId, input.id);
+      await invoicesQueries.remove(trx, ctx.orgId, input.id, ctx.actor);
       await recordEvents(trx, ctx, [{ type: 'invoice.deleted', object: invoice }]);
       return { id: input.id, deleted: true as const };
     });

@@ -6,6 +6,8 @@ import { invoicesSend } from './send';
 import { invoicesMarkPaid } from './mark-paid';
 import { invoicesVoid } from './void';
 import { invoicesDelete } from './delete';
+import { invoicesRestore } from './restore';
+import { invoicesGetDeleted } from './get-deleted';
 
 export const invoicesProcedures = [
   invoicesGetAll,
@@ -16,4 +18,6 @@ export const invoicesProcedures = [
   invoicesMarkPaid,
   invoicesVoid,
   invoicesDelete,
+  invoicesRestore,
+  invoicesGetDeleted,
 ] as const;

@@ -18,7 +18,7 @@ export const leadsDelete = defineProcedure({
   async handler({ ctx, input }): Promise<z.input<typeof leadDeletedOutput>> {
     return ctx.db.transaction(async (trx) => {
       // The event carries the lead as it was deleted.
-      const deleted = await leads.deleteLead(trx, ctx.orgId, input.id);
+      const deleted = await leads.deleteLead(trx, ctx.orgId, input.id, ctx.actor);
       if (!deleted) throw notInWorkspace('leads', input.id);
       await recordEvents(trx, ctx, [{ type: 'lead.deleted', object: deleted.before, history: leadHistory(deleted.before, null) }]);
       return { id: input.id, deleted: true as const };

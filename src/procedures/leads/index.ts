@@ -9,6 +9,8 @@ import { leadsLogCall } from './log-call';
 import { leadsConvert } from './convert';
 import { leadsGetCalls } from './get-calls';
 import { leadsGetHistory } from './get-history';
+import { leadsRestore } from './restore';
+import { leadsGetDeleted } from './get-deleted';
 
 export const leadsProcedures = [
   leadsGetAll,
@@ -22,4 +24,6 @@ export const leadsProcedures = [
   leadsConvert,
   leadsGetCalls,
   leadsGetHistory,
+  leadsRestore,
+  leadsGetDeleted,
 ] as const;

@@ -27,7 +27,7 @@ export const historyEntryOutput = z
   .strictObject({
     id: idOutput('hist'),
     changedAt: timestampOutput(),
-    action: z.enum(['created', 'updated', 'deleted']).meta({ examples: ['updated'] }),
+    action: z.enum(['created', 'updated', 'deleted', 'restored']).meta({ examples: ['updated'] }),
     actor: actorOutput.meta({ description: 'Who made the change, as events name it: the API key, or the playground token a member called with.' }),
     procedure: z.string().nullable().meta({ description: "The procedure the change came through (`import` for an import's rows); null when not through one.", examples: ['leads.update'] }),
     requestId: z.string().nullable().meta({ description: "The request's X-Request-Id (an import's rows: the import's id); null when unknown.", examples: ['7f0c2c8e-4f7e-4d4a-9b7e-2b1f9a3e6d10'] }),

@@ -19,7 +19,7 @@ export const tasksDelete = defineProcedure({
       // The task as it was, locked, so the event carries what was deleted.
       if (!(await tasksQueries.lockForUpdate(trx, ctx.orgId, input.id))) throw notInWorkspace('tasks', input.id);
       const task = (await tasksQueries.getById(trx, ctx.orgId, input.id))!;
-      await tasksQueries.remove(trx, ctx.orgId, input.id);
+      await tasksQueries.remove(trx, ctx.orgId, input.id, ctx.actor);
       await recordEvents(trx, ctx, [{ type: 'task.deleted', object: task }]);
       return { id: input.id, deleted: true as const };
     });

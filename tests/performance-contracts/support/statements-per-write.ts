@@ -250,6 +250,17 @@ export const CASES: Record<string, Case> = {
       return { id: client.id };
     },
   },
+  'clients.restore': {
+    // A client whose delete unlinked a lead and a task: both are linked again.
+    what: 'trash row taken, contact and externalId checks, client, leads linked again, their stored JSON, tasks linked again, client read, events, webhook deliveries',
+    input: async () => {
+      const client = await newClient((await newContact()).id);
+      await call('leads.convert', { id: (await newLead()).id, clientId: client.id });
+      await call('tasks.create', { title: unique('Task'), clientId: client.id });
+      await call('clients.delete', { id: client.id });
+      return { id: client.id };
+    },
+  },
   'clients.update': {
     what: 'contact check, lock, client, events, webhook deliveries',
     input: async () => ({
@@ -270,6 +281,15 @@ export const CASES: Record<string, Case> = {
       return { id: contact.id };
     },
   },
+  'contacts.restore': {
+    what: 'trash row taken, externalId check, contact, clients linked again, contact read, events, webhook deliveries',
+    input: async () => {
+      const contact = await newContact();
+      await newClient(contact.id);
+      await call('contacts.delete', { id: contact.id });
+      return { id: contact.id };
+    },
+  },
   'contacts.update': {
     // The contact of a lead: its person fields pass to the lead.
     what: "lock, contact, its leads' search copies, their stored JSON, events, webhook deliveries",
@@ -284,6 +304,14 @@ export const CASES: Record<string, Case> = {
   'invoices.delete': {
     what: 'lock, invoice read, line items read, invoice, events, webhook deliveries',
     input: async () => ({ id: (await newInvoice()).id }),
+  },
+  'invoices.restore': {
+    what: 'trash row taken, client check, invoice, line items, invoice read, line items read, events, webhook deliveries',
+    input: async () => {
+      const { id } = await newInvoice();
+      await call('invoices.delete', { id });
+      return { id };
+    },
   },
   'invoices.markPaid': {
     what: 'lock, invoice, invoice read, line items read, events, webhook deliveries',
@@ -336,10 +364,21 @@ export const CASES: Record<string, Case> = {
   },
   'leads.delete': {
     // A lead with a task linked to it, which loses the link.
-    what: 'tasks unlinked, lead, counters, events, webhook deliveries',
+    what: 'tasks unlinked, lead into the trash with its calls (one statement), counters, events, webhook deliveries',
     input: async () => {
       const lead = await newLead();
       await call('tasks.create', { title: unique('Task'), leadId: lead.id });
+      return { id: lead.id };
+    },
+  },
+  'leads.restore': {
+    // A lead with a call, assigned, whose delete unlinked a task.
+    what: 'trash row taken, contact, member and externalId checks, lead, calls, search copies, tasks linked again, stored JSON, lead read, counters, events, webhook deliveries',
+    input: async () => {
+      const lead = await newLead({ assignedToId: memberId, externalId: unique('crm') });
+      await call('leads.logCall', { id: lead.id, outcome: 'BUSY' });
+      await call('tasks.create', { title: unique('Task'), leadId: lead.id });
+      await call('leads.delete', { id: lead.id });
       return { id: lead.id };
     },
   },
@@ -373,6 +412,14 @@ export const CASES: Record<string, Case> = {
   'tasks.delete': {
     what: 'lock, task read, task, events, webhook deliveries',
     input: async () => ({ id: (await newTask()).id }),
+  },
+  'tasks.restore': {
+    what: 'trash row taken, lead, client and member checks, task, task read, events, webhook deliveries',
+    input: async () => {
+      const { id } = await newTask();
+      await call('tasks.delete', { id });
+      return { id };
+    },
   },
   'tasks.update': {
     // Every field, and DONE (which completes it).

@@ -243,6 +243,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/rpc/leads.restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restores a deleted lead from the trash (within TRASH_RETENTION_DAYS) with the same id, fields and links; 409 when that would break a rule.
+         * @description Restores a deleted lead from the trash (within TRASH_RETENTION_DAYS) with the same id, fields and links; 409 when that would break a rule.
+         *
+         *     **Required scope:** `leads.delete`
+         */
+        post: operations["leads.restore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/rpc/leads.getDeleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A page of the trash's leads (deleted, restorable), newest deletion first, each with `deletedAt`.
+         * @description A page of the trash's leads (deleted, restorable), newest deletion first, each with `deletedAt`.
+         *
+         *     **Required scope:** `leads.read`
+         */
+        get: operations["leads.getDeleted"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/rpc/contacts.getAll": {
         parameters: {
             query?: never;
@@ -347,6 +391,50 @@ export interface paths {
          *     **Required scope:** `contacts.delete`
          */
         post: operations["contacts.delete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/rpc/contacts.restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restores a deleted contact from the trash (within TRASH_RETENTION_DAYS) with the same id, fields and links; 409 when that would break a rule.
+         * @description Restores a deleted contact from the trash (within TRASH_RETENTION_DAYS) with the same id, fields and links; 409 when that would break a rule.
+         *
+         *     **Required scope:** `contacts.delete`
+         */
+        post: operations["contacts.restore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/rpc/contacts.getDeleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A page of the trash's contacts (deleted, restorable), newest deletion first, each with `deletedAt`.
+         * @description A page of the trash's contacts (deleted, restorable), newest deletion first, each with `deletedAt`.
+         *
+         *     **Required scope:** `contacts.read`
+         */
+        get: operations["contacts.getDeleted"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -479,6 +567,50 @@ export interface paths {
          *     **Required scope:** `clients.delete`
          */
         post: operations["clients.delete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/rpc/clients.restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restores a deleted client from the trash (within TRASH_RETENTION_DAYS) with the same id, fields and links; 409 when that would break a rule.
+         * @description Restores a deleted client from the trash (within TRASH_RETENTION_DAYS) with the same id, fields and links; 409 when that would break a rule.
+         *
+         *     **Required scope:** `clients.delete`
+         */
+        post: operations["clients.restore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/rpc/clients.getDeleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A page of the trash's clients (deleted, restorable), newest deletion first, each with `deletedAt`.
+         * @description A page of the trash's clients (deleted, restorable), newest deletion first, each with `deletedAt`.
+         *
+         *     **Required scope:** `clients.read`
+         */
+        get: operations["clients.getDeleted"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -633,6 +765,50 @@ export interface paths {
          *     **Required scope:** `tasks.delete`
          */
         post: operations["tasks.delete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/rpc/tasks.restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restores a deleted task from the trash (within TRASH_RETENTION_DAYS) with the same id, fields and links; 409 when that would break a rule.
+         * @description Restores a deleted task from the trash (within TRASH_RETENTION_DAYS) with the same id, fields and links; 409 when that would break a rule.
+         *
+         *     **Required scope:** `tasks.delete`
+         */
+        post: operations["tasks.restore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/rpc/tasks.getDeleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A page of the trash's tasks (deleted, restorable), newest deletion first, each with `deletedAt`.
+         * @description A page of the trash's tasks (deleted, restorable), newest deletion first, each with `deletedAt`.
+         *
+         *     **Required scope:** `tasks.read`
+         */
+        get: operations["tasks.getDeleted"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -809,6 +985,50 @@ export interface paths {
          *     **Required scope:** `invoices.delete`
          */
         post: operations["invoices.delete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/rpc/invoices.restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restores a deleted invoice from the trash (within TRASH_RETENTION_DAYS) with the same id, fields and links; 409 when that would break a rule.
+         * @description Restores a deleted invoice from the trash (within TRASH_RETENTION_DAYS) with the same id, fields and links; 409 when that would break a rule.
+         *
+         *     **Required scope:** `invoices.delete`
+         */
+        post: operations["invoices.restore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/rpc/invoices.getDeleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A page of the trash's invoices (deleted, restorable), newest deletion first, each with `deletedAt`.
+         * @description A page of the trash's invoices (deleted, restorable), newest deletion first, each with `deletedAt`.
+         *
+         *     **Required scope:** `invoices.read`
+         */
+        get: operations["invoices.getDeleted"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1539,6 +1759,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "lead.restored": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * lead.restored delivered to a webhook endpoint
+         * @description What an endpoint subscribed to `lead.restored` receives: the event as events.getAll answers it, as plain JSON. Only endpoints whose owner holds `leads.read` receive it.
+         */
+        post: operations["webhook.lead.restored"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "contact.created": {
         parameters: {
             query?: never;
@@ -1599,6 +1839,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "contact.restored": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contact.restored delivered to a webhook endpoint
+         * @description What an endpoint subscribed to `contact.restored` receives: the event as events.getAll answers it, as plain JSON. Only endpoints whose owner holds `contacts.read` receive it.
+         */
+        post: operations["webhook.contact.restored"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "client.created": {
         parameters: {
             query?: never;
@@ -1653,6 +1913,26 @@ export interface webhooks {
          * @description What an endpoint subscribed to `client.deleted` receives: the event as events.getAll answers it, as plain JSON. Only endpoints whose owner holds `clients.read` receive it.
          */
         post: operations["webhook.client.deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "client.restored": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * client.restored delivered to a webhook endpoint
+         * @description What an endpoint subscribed to `client.restored` receives: the event as events.getAll answers it, as plain JSON. Only endpoints whose owner holds `clients.read` receive it.
+         */
+        post: operations["webhook.client.restored"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1733,6 +2013,26 @@ export interface webhooks {
          * @description What an endpoint subscribed to `task.deleted` receives: the event as events.getAll answers it, as plain JSON. Only endpoints whose owner holds `tasks.read` receive it.
          */
         post: operations["webhook.task.deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.restored": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * task.restored delivered to a webhook endpoint
+         * @description What an endpoint subscribed to `task.restored` receives: the event as events.getAll answers it, as plain JSON. Only endpoints whose owner holds `tasks.read` receive it.
+         */
+        post: operations["webhook.task.restored"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1853,6 +2153,26 @@ export interface webhooks {
          * @description What an endpoint subscribed to `invoice.deleted` receives: the event as events.getAll answers it, as plain JSON. Only endpoints whose owner holds `invoices.read` receive it.
          */
         post: operations["webhook.invoice.deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.restored": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.restored delivered to a webhook endpoint
+         * @description What an endpoint subscribed to `invoice.restored` receives: the event as events.getAll answers it, as plain JSON. Only endpoints whose owner holds `invoices.read` receive it.
+         */
+        post: operations["webhook.invoice.restored"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2268,7 +2588,7 @@ export interface components {
             createdAt: Date;
         };
         /** @description Something that changed in the workspace: `type` says what, and so what `data` holds. Date-times inside `data` are ISO 8601 text in every answer (the object as it was recorded; `meta` does not name them): the client package revives them. */
-        Event: components["schemas"]["LeadCreatedEvent"] | components["schemas"]["LeadUpdatedEvent"] | components["schemas"]["LeadStatusChangedEvent"] | components["schemas"]["LeadAssignedEvent"] | components["schemas"]["LeadCallLoggedEvent"] | components["schemas"]["LeadConvertedEvent"] | components["schemas"]["LeadDeletedEvent"] | components["schemas"]["ContactCreatedEvent"] | components["schemas"]["ContactUpdatedEvent"] | components["schemas"]["ContactDeletedEvent"] | components["schemas"]["ClientCreatedEvent"] | components["schemas"]["ClientUpdatedEvent"] | components["schemas"]["ClientDeletedEvent"] | components["schemas"]["TaskCreatedEvent"] | components["schemas"]["TaskUpdatedEvent"] | components["schemas"]["TaskCompletedEvent"] | components["schemas"]["TaskDeletedEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceUpdatedEvent"] | components["schemas"]["InvoiceSentEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceDeletedEvent"] | components["schemas"]["WebhookDisabledEvent"] | components["schemas"]["ImportCompletedEvent"] | components["schemas"]["ImportFailedEvent"];
+        Event: components["schemas"]["LeadCreatedEvent"] | components["schemas"]["LeadUpdatedEvent"] | components["schemas"]["LeadStatusChangedEvent"] | components["schemas"]["LeadAssignedEvent"] | components["schemas"]["LeadCallLoggedEvent"] | components["schemas"]["LeadConvertedEvent"] | components["schemas"]["LeadDeletedEvent"] | components["schemas"]["LeadRestoredEvent"] | components["schemas"]["ContactCreatedEvent"] | components["schemas"]["ContactUpdatedEvent"] | components["schemas"]["ContactDeletedEvent"] | components["schemas"]["ContactRestoredEvent"] | components["schemas"]["ClientCreatedEvent"] | components["schemas"]["ClientUpdatedEvent"] | components["schemas"]["ClientDeletedEvent"] | components["schemas"]["ClientRestoredEvent"] | components["schemas"]["TaskCreatedEvent"] | components["schemas"]["TaskUpdatedEvent"] | components["schemas"]["TaskCompletedEvent"] | components["schemas"]["TaskDeletedEvent"] | components["schemas"]["TaskRestoredEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceUpdatedEvent"] | components["schemas"]["InvoiceSentEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceDeletedEvent"] | components["schemas"]["InvoiceRestoredEvent"] | components["schemas"]["WebhookDisabledEvent"] | components["schemas"]["ImportCompletedEvent"] | components["schemas"]["ImportFailedEvent"];
         /** @description A lead was created (with its contact: a contact.created comes with it). */
         LeadCreatedEvent: {
             /** @example evt_3kTMd9VbX2qLr7NwY5pHcZ */
@@ -2532,6 +2852,40 @@ export interface components {
                 object: components["schemas"]["Lead"];
             };
         };
+        /** @description A deleted lead was restored from the trash (leads.restore): `object` is the lead as it is again. */
+        LeadRestoredEvent: {
+            /** @example evt_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "lead.restored";
+            /**
+             * Format: date-time
+             * @example 2026-12-10T15:00:00.000Z
+             */
+            createdAt: Date;
+            /** @example org_3kTMd9VbX2qLr7NwY5pHcZ */
+            orgId: string;
+            /** @description Who caused the event. */
+            actor: {
+                /**
+                 * @example apiKey
+                 * @enum {string}
+                 */
+                kind: "apiKey" | "playgroundToken" | "system";
+                /**
+                 * @description The key's or token's id (never its secret), or the service's part, e.g. webhook-worker.
+                 * @example key_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                id: string;
+            };
+            /** @description The payload of lead.restored. */
+            data: {
+                object: components["schemas"]["Lead"];
+            };
+        };
         /** @description A contact was created. */
         ContactCreatedEvent: {
             /** @example evt_3kTMd9VbX2qLr7NwY5pHcZ */
@@ -2634,6 +2988,40 @@ export interface components {
                 object: components["schemas"]["Contact"];
             };
         };
+        /** @description A deleted contact was restored from the trash (contacts.restore). */
+        ContactRestoredEvent: {
+            /** @example evt_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "contact.restored";
+            /**
+             * Format: date-time
+             * @example 2026-12-10T15:00:00.000Z
+             */
+            createdAt: Date;
+            /** @example org_3kTMd9VbX2qLr7NwY5pHcZ */
+            orgId: string;
+            /** @description Who caused the event. */
+            actor: {
+                /**
+                 * @example apiKey
+                 * @enum {string}
+                 */
+                kind: "apiKey" | "playgroundToken" | "system";
+                /**
+                 * @description The key's or token's id (never its secret), or the service's part, e.g. webhook-worker.
+                 * @example key_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                id: string;
+            };
+            /** @description The payload of contact.restored. */
+            data: {
+                object: components["schemas"]["Contact"];
+            };
+        };
         /** @description A client was created (by clients.create, or by converting a lead). */
         ClientCreatedEvent: {
             /** @example evt_3kTMd9VbX2qLr7NwY5pHcZ */
@@ -2732,6 +3120,40 @@ export interface components {
                 id: string;
             };
             /** @description The payload of client.deleted. */
+            data: {
+                object: components["schemas"]["Client"];
+            };
+        };
+        /** @description A deleted client was restored from the trash (clients.restore). */
+        ClientRestoredEvent: {
+            /** @example evt_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "client.restored";
+            /**
+             * Format: date-time
+             * @example 2026-12-10T15:00:00.000Z
+             */
+            createdAt: Date;
+            /** @example org_3kTMd9VbX2qLr7NwY5pHcZ */
+            orgId: string;
+            /** @description Who caused the event. */
+            actor: {
+                /**
+                 * @example apiKey
+                 * @enum {string}
+                 */
+                kind: "apiKey" | "playgroundToken" | "system";
+                /**
+                 * @description The key's or token's id (never its secret), or the service's part, e.g. webhook-worker.
+                 * @example key_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                id: string;
+            };
+            /** @description The payload of client.restored. */
             data: {
                 object: components["schemas"]["Client"];
             };
@@ -2868,6 +3290,40 @@ export interface components {
                 id: string;
             };
             /** @description The payload of task.deleted. */
+            data: {
+                object: components["schemas"]["Task"];
+            };
+        };
+        /** @description A deleted task was restored from the trash (tasks.restore). */
+        TaskRestoredEvent: {
+            /** @example evt_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "task.restored";
+            /**
+             * Format: date-time
+             * @example 2026-12-10T15:00:00.000Z
+             */
+            createdAt: Date;
+            /** @example org_3kTMd9VbX2qLr7NwY5pHcZ */
+            orgId: string;
+            /** @description Who caused the event. */
+            actor: {
+                /**
+                 * @example apiKey
+                 * @enum {string}
+                 */
+                kind: "apiKey" | "playgroundToken" | "system";
+                /**
+                 * @description The key's or token's id (never its secret), or the service's part, e.g. webhook-worker.
+                 * @example key_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                id: string;
+            };
+            /** @description The payload of task.restored. */
             data: {
                 object: components["schemas"]["Task"];
             };
@@ -3112,6 +3568,40 @@ export interface components {
                 object: components["schemas"]["Invoice"];
             };
         };
+        /** @description A deleted draft invoice was restored from the trash (invoices.restore). */
+        InvoiceRestoredEvent: {
+            /** @example evt_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.restored";
+            /**
+             * Format: date-time
+             * @example 2026-12-10T15:00:00.000Z
+             */
+            createdAt: Date;
+            /** @example org_3kTMd9VbX2qLr7NwY5pHcZ */
+            orgId: string;
+            /** @description Who caused the event. */
+            actor: {
+                /**
+                 * @example apiKey
+                 * @enum {string}
+                 */
+                kind: "apiKey" | "playgroundToken" | "system";
+                /**
+                 * @description The key's or token's id (never its secret), or the service's part, e.g. webhook-worker.
+                 * @example key_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                id: string;
+            };
+            /** @description The payload of invoice.restored. */
+            data: {
+                object: components["schemas"]["Invoice"];
+            };
+        };
         /** @description The service disabled a webhook endpoint that kept failing (`object` has no secret); the actor is `system`. */
         WebhookDisabledEvent: {
             /** @example evt_3kTMd9VbX2qLr7NwY5pHcZ */
@@ -3231,7 +3721,7 @@ export interface components {
              *       "invoice.paid"
              *     ]
              */
-            events: ("*" | "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "client.created" | "client.updated" | "client.deleted" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "webhook.disabled" | "import.completed" | "import.failed")[];
+            events: ("*" | "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "lead.restored" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "task.restored" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.restored" | "webhook.disabled" | "import.completed" | "import.failed")[];
             /** @example true */
             enabled: boolean;
             /**
@@ -3265,7 +3755,7 @@ export interface components {
              * @example invoice.paid
              * @enum {string}
              */
-            eventType: "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "client.created" | "client.updated" | "client.deleted" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "webhook.disabled" | "import.completed" | "import.failed";
+            eventType: "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "lead.restored" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "task.restored" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.restored" | "webhook.disabled" | "import.completed" | "import.failed";
             /**
              * @example pending
              * @enum {string}
@@ -3533,7 +4023,7 @@ export interface components {
                  * @example updated
                  * @enum {string}
                  */
-                action: "created" | "updated" | "deleted";
+                action: "created" | "updated" | "deleted" | "restored";
                 /** @description Who made the change, as events name it: the API key, or the playground token a member called with. */
                 actor: {
                     /**
@@ -3588,6 +4078,77 @@ export interface components {
                 nextCursor: string | null;
             };
         };
+        "leads.getDeleted.output": {
+            data: {
+                /** @example lead_3kTMd9VbX2qLr7NwY5pHcZ */
+                id: string;
+                /**
+                 * @description The contact's name.
+                 * @example Ana Souza
+                 */
+                name: string;
+                /**
+                 * @description E.164, the primary first.
+                 * @example [
+                 *       "+447400123456"
+                 *     ]
+                 */
+                phones: string[];
+                /**
+                 * @description Lowercased, the primary first.
+                 * @example [
+                 *       "ana@example.com"
+                 *     ]
+                 */
+                emails: string[];
+                /** @description The first of `phones`, or null. */
+                primaryPhone: string | null;
+                /** @description The first of `emails`, or null. */
+                primaryEmail: string | null;
+                /**
+                 * @description The contact behind the lead (name, phones, emails and company are the contact's).
+                 * @example con_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                contactId: string;
+                company: string | null;
+                /** @description Free-text source label. */
+                source: string | null;
+                /**
+                 * @example CONTACTED
+                 * @enum {string}
+                 */
+                status: "NOT_CONTACTED" | "CONTACTED" | "QUALIFIED" | "CONVERTED" | "LOST" | "NO_ANSWER" | "BUSY" | "SWITCHED_OFF" | "OUT_OF_SERVICE" | "WRONG_NUMBER";
+                notes: string | null;
+                /** @description When the next call is scheduled, or null. */
+                nextCallAt: Date | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-20T14:05:00.000Z
+                 */
+                createdAt: Date;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-26T09:30:00.000Z
+                 */
+                updatedAt: Date;
+                /** @description The member the lead is assigned to, or null. */
+                assignedToId: string | null;
+                /** @description The client the lead is linked to (set by converting it), or null. */
+                clientId: string | null;
+                /**
+                 * @description Your own id for the record (unique in the workspace), or null.
+                 * @example crm-000123
+                 */
+                externalId: string | null;
+                /**
+                 * Format: date-time
+                 * @description When it was deleted (it is purged TRASH_RETENTION_DAYS later).
+                 * @example 2026-11-26T09:30:00.000Z
+                 */
+                deletedAt: Date;
+            }[];
+            pagination: components["schemas"]["Pagination"];
+        };
         "contacts.getAll.output": {
             data: components["schemas"]["Contact"][];
             pagination: components["schemas"]["Pagination"];
@@ -3598,6 +4159,55 @@ export interface components {
             id: string;
             /** @constant */
             deleted: true;
+        };
+        "contacts.getDeleted.output": {
+            data: {
+                /** @example con_3kTMd9VbX2qLr7NwY5pHcZ */
+                id: string;
+                /** @example Ana Souza */
+                name: string;
+                /**
+                 * @description E.164, the primary first.
+                 * @example [
+                 *       "+447400123456"
+                 *     ]
+                 */
+                phones: string[];
+                /**
+                 * @description Lowercased, the primary first.
+                 * @example [
+                 *       "ana@example.com"
+                 *     ]
+                 */
+                emails: string[];
+                /** @description The first of `phones`, or null. */
+                primaryPhone: string | null;
+                /** @description The first of `emails`, or null. */
+                primaryEmail: string | null;
+                company: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-20T14:05:00.000Z
+                 */
+                createdAt: Date;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-26T09:30:00.000Z
+                 */
+                updatedAt: Date;
+                /**
+                 * @description Your own id for the record (unique in the workspace), or null.
+                 * @example crm-000123
+                 */
+                externalId: string | null;
+                /**
+                 * Format: date-time
+                 * @description When it was deleted (it is purged TRASH_RETENTION_DAYS later).
+                 * @example 2026-11-26T09:30:00.000Z
+                 */
+                deletedAt: Date;
+            }[];
+            pagination: components["schemas"]["Pagination"];
         };
         "clients.getAll.output": {
             data: components["schemas"]["Client"][];
@@ -3610,6 +4220,43 @@ export interface components {
             /** @constant */
             deleted: true;
         };
+        "clients.getDeleted.output": {
+            data: {
+                /** @example cli_3kTMd9VbX2qLr7NwY5pHcZ */
+                id: string;
+                /** @example Ana Souza */
+                name: string;
+                /** @description The contact the client is linked to, or null. */
+                contactId: string | null;
+                company: string | null;
+                /** @description Lowercased. */
+                email: string | null;
+                phone: string | null;
+                notes: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-26T09:30:00.000Z
+                 */
+                createdAt: Date;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-27T11:15:00.000Z
+                 */
+                updatedAt: Date;
+                /**
+                 * @description Your own id for the record (unique in the workspace), or null.
+                 * @example crm-000123
+                 */
+                externalId: string | null;
+                /**
+                 * Format: date-time
+                 * @description When it was deleted (it is purged TRASH_RETENTION_DAYS later).
+                 * @example 2026-11-26T09:30:00.000Z
+                 */
+                deletedAt: Date;
+            }[];
+            pagination: components["schemas"]["Pagination"];
+        };
         "tasks.getAll.output": {
             data: components["schemas"]["Task"][];
             pagination: components["schemas"]["Pagination"];
@@ -3620,6 +4267,44 @@ export interface components {
             id: string;
             /** @constant */
             deleted: true;
+        };
+        "tasks.getDeleted.output": {
+            data: {
+                /** @example task_3kTMd9VbX2qLr7NwY5pHcZ */
+                id: string;
+                /** @example Call Ana Souza about the renewal */
+                title: string;
+                description: string | null;
+                /**
+                 * @example DONE
+                 * @enum {string}
+                 */
+                status: "OPEN" | "DONE";
+                dueAt: Date | null;
+                /** @description When it was completed; null while OPEN. */
+                completedAt: Date | null;
+                leadId: string | null;
+                clientId: string | null;
+                /** @description The member the task is assigned to, or null. */
+                assignedToId: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-26T09:30:00.000Z
+                 */
+                createdAt: Date;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-03T10:20:00.000Z
+                 */
+                updatedAt: Date;
+                /**
+                 * Format: date-time
+                 * @description When it was deleted (it is purged TRASH_RETENTION_DAYS later).
+                 * @example 2026-11-26T09:30:00.000Z
+                 */
+                deletedAt: Date;
+            }[];
+            pagination: components["schemas"]["Pagination"];
         };
         /** @description A page of invoices, newest first. */
         "invoices.getAll.output": {
@@ -3632,6 +4317,62 @@ export interface components {
             id: string;
             /** @constant */
             deleted: true;
+        };
+        "invoices.getDeleted.output": {
+            data: {
+                /** @example inv_3kTMd9VbX2qLr7NwY5pHcZ */
+                id: string;
+                /** @example cli_3kTMd9VbX2qLr7NwY5pHcZ */
+                clientId: string;
+                /**
+                 * @description ISO 4217.
+                 * @example GBP
+                 */
+                currency: string;
+                /**
+                 * @example PAID
+                 * @enum {string}
+                 */
+                status: "DRAFT" | "SENT" | "PAID" | "VOID";
+                /**
+                 * Format: date-time
+                 * @description A calendar day: the Date at UTC midnight of that day.
+                 * @example 2030-01-31T00:00:00.000Z
+                 */
+                dueDate: Date;
+                /** @description Set by invoices.send; null while DRAFT. */
+                sentAt: Date | null;
+                /** @description Set by invoices.markPaid. */
+                paidAt: Date | null;
+                /**
+                 * @description Set by invoices.void.
+                 * @example null
+                 */
+                voidedAt: Date | null;
+                items: components["schemas"]["InvoiceItem"][];
+                /**
+                 * @description Sum of the line totals, in minor units.
+                 * @example 300000
+                 */
+                total: number;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-20T14:05:00.000Z
+                 */
+                createdAt: Date;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-10T15:00:00.000Z
+                 */
+                updatedAt: Date;
+                /**
+                 * Format: date-time
+                 * @description When it was deleted (it is purged TRASH_RETENTION_DAYS later).
+                 * @example 2026-11-26T09:30:00.000Z
+                 */
+                deletedAt: Date;
+            }[];
+            pagination: components["schemas"]["Pagination"];
         };
         /** @description A page of the workspace's members, by name. */
         "orgMembers.getAll.output": {
@@ -3782,7 +4523,7 @@ export interface components {
              *       "invoice.paid"
              *     ]
              */
-            events: ("*" | "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "client.created" | "client.updated" | "client.deleted" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "webhook.disabled" | "import.completed" | "import.failed")[];
+            events: ("*" | "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "lead.restored" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "task.restored" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.restored" | "webhook.disabled" | "import.completed" | "import.failed")[];
             /** @example true */
             enabled: boolean;
             /**
@@ -3828,7 +4569,7 @@ export interface components {
              *       "invoice.paid"
              *     ]
              */
-            events: ("*" | "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "client.created" | "client.updated" | "client.deleted" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "webhook.disabled" | "import.completed" | "import.failed")[];
+            events: ("*" | "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "lead.restored" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "task.restored" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.restored" | "webhook.disabled" | "import.completed" | "import.failed")[];
             /** @example true */
             enabled: boolean;
             /**
@@ -3881,24 +4622,29 @@ export interface components {
         "leads.create.output": components["schemas"]["Lead"];
         "leads.update.output": components["schemas"]["Lead"];
         "leads.assign.output": components["schemas"]["Lead"];
+        "leads.restore.output": components["schemas"]["Lead"];
         "contacts.getById.output": components["schemas"]["Contact"];
         "contacts.create.output": components["schemas"]["Contact"];
         "contacts.update.output": components["schemas"]["Contact"];
+        "contacts.restore.output": components["schemas"]["Contact"];
         "contacts.getHistory.output": components["schemas"]["leads.getHistory.output"];
         "clients.getById.output": components["schemas"]["Client"];
         "clients.create.output": components["schemas"]["Client"];
         "clients.update.output": components["schemas"]["Client"];
+        "clients.restore.output": components["schemas"]["Client"];
         "clients.getHistory.output": components["schemas"]["leads.getHistory.output"];
         "tasks.getById.output": components["schemas"]["Task"];
         "tasks.create.output": components["schemas"]["Task"];
         "tasks.update.output": components["schemas"]["Task"];
         "tasks.complete.output": components["schemas"]["Task"];
+        "tasks.restore.output": components["schemas"]["Task"];
         "invoices.getById.output": components["schemas"]["Invoice"];
         "invoices.create.output": components["schemas"]["Invoice"];
         "invoices.update.output": components["schemas"]["Invoice"];
         "invoices.send.output": components["schemas"]["Invoice"];
         "invoices.markPaid.output": components["schemas"]["Invoice"];
         "invoices.void.output": components["schemas"]["Invoice"];
+        "invoices.restore.output": components["schemas"]["Invoice"];
         "orgMembers.getById.output": components["schemas"]["OrgMember"];
         "webhooks.getById.output": components["schemas"]["WebhookEndpoint"];
         "webhooks.update.output": components["schemas"]["WebhookEndpoint"];
@@ -4079,6 +4825,16 @@ export interface components {
             cursor?: string;
             pageSize?: number;
         };
+        "leads.restore.input": {
+            /** @example lead_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+        };
+        /** @default {} */
+        "leads.getDeleted.input": {
+            /** @default 1 */
+            page: number;
+            pageSize?: number;
+        };
         /** @default {} */
         "contacts.getAll.input": {
             /** @example Ana */
@@ -4126,6 +4882,16 @@ export interface components {
         "contacts.delete.input": {
             /** @example con_3kTMd9VbX2qLr7NwY5pHcZ */
             id: string;
+        };
+        "contacts.restore.input": {
+            /** @example con_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+        };
+        /** @default {} */
+        "contacts.getDeleted.input": {
+            /** @default 1 */
+            page: number;
+            pageSize?: number;
         };
         "contacts.getHistory.input": {
             /** @example con_3kTMd9VbX2qLr7NwY5pHcZ */
@@ -4185,6 +4951,16 @@ export interface components {
         "clients.delete.input": {
             /** @example cli_3kTMd9VbX2qLr7NwY5pHcZ */
             id: string;
+        };
+        "clients.restore.input": {
+            /** @example cli_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+        };
+        /** @default {} */
+        "clients.getDeleted.input": {
+            /** @default 1 */
+            page: number;
+            pageSize?: number;
         };
         "clients.getHistory.input": {
             /** @example cli_3kTMd9VbX2qLr7NwY5pHcZ */
@@ -4255,6 +5031,16 @@ export interface components {
         "tasks.delete.input": {
             /** @example task_3kTMd9VbX2qLr7NwY5pHcZ */
             id: string;
+        };
+        "tasks.restore.input": {
+            /** @example task_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+        };
+        /** @default {} */
+        "tasks.getDeleted.input": {
+            /** @default 1 */
+            page: number;
+            pageSize?: number;
         };
         /** @default {} */
         "invoices.getAll.input": {
@@ -4336,6 +5122,16 @@ export interface components {
             /** @example inv_3kTMd9VbX2qLr7NwY5pHcZ */
             id: string;
         };
+        "invoices.restore.input": {
+            /** @example inv_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+        };
+        /** @default {} */
+        "invoices.getDeleted.input": {
+            /** @default 1 */
+            page: number;
+            pageSize?: number;
+        };
         /** @default {} */
         "orgMembers.getAll.input": {
             /** @default 1 */
@@ -4373,8 +5169,8 @@ export interface components {
          */
         "events.getAll.input": {
             /** @enum {string} */
-            type?: "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "client.created" | "client.updated" | "client.deleted" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "webhook.disabled" | "import.completed" | "import.failed";
-            types?: ("lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "client.created" | "client.updated" | "client.deleted" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "webhook.disabled" | "import.completed" | "import.failed")[];
+            type?: "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "lead.restored" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "task.restored" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.restored" | "webhook.disabled" | "import.completed" | "import.failed";
+            types?: ("lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "lead.restored" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "task.restored" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.restored" | "webhook.disabled" | "import.completed" | "import.failed")[];
             /**
              * Format: date-time
              * @example 2026-12-03T10:00:00Z
@@ -4412,7 +5208,7 @@ export interface components {
              *       "invoice.created"
              *     ]
              */
-            events: ("*" | "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "client.created" | "client.updated" | "client.deleted" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "webhook.disabled" | "import.completed" | "import.failed")[];
+            events: ("*" | "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "lead.restored" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "task.restored" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.restored" | "webhook.disabled" | "import.completed" | "import.failed")[];
             description?: string | null;
         };
         "webhooks.update.input": {
@@ -4430,7 +5226,7 @@ export interface components {
              *       "invoice.created"
              *     ]
              */
-            events?: ("*" | "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "client.created" | "client.updated" | "client.deleted" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "webhook.disabled" | "import.completed" | "import.failed")[];
+            events?: ("*" | "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "lead.restored" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "task.restored" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.restored" | "webhook.disabled" | "import.completed" | "import.failed")[];
             description?: string | null;
             enabled?: boolean;
             /**
@@ -4477,7 +5273,7 @@ export interface components {
         };
         /** @default {} */
         "events.onEvent.input": {
-            types?: ("lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "client.created" | "client.updated" | "client.deleted" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "webhook.disabled" | "import.completed" | "import.failed")[];
+            types?: ("lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "lead.restored" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "task.restored" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.restored" | "webhook.disabled" | "import.completed" | "import.failed")[];
             lastEventId?: string | null;
         };
         /**
@@ -6607,6 +7403,382 @@ export interface operations {
             };
         };
     };
+    "leads.restore": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same body within 24 hours replays the first answer (status and body, with `Idempotent-Replayed: true`) without acting again; with another body or procedure it is a 422; while the first call with the key is still running, a 409. Keys belong to the API key that sent them. Validation failures (400) and server errors are not kept.
+                 * @example 6f1c2c1e-8f7a-4d0e-9f55-2b1f3a9c7d10
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "json": {
+                 *         "id": "lead_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    json: components["schemas"]["leads.restore.input"];
+                    meta?: components["schemas"]["SuperjsonMeta"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: the output in the envelope. */
+            200: {
+                headers: {
+                    /** @description `true` when this answer is the stored answer to an earlier call with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "data": {
+                     *           "json": {
+                     *             "id": "lead_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *             "name": "Ana Souza",
+                     *             "phones": [
+                     *               "+447400123456"
+                     *             ],
+                     *             "emails": [
+                     *               "ana@example.com"
+                     *             ],
+                     *             "primaryPhone": "+447400123456",
+                     *             "primaryEmail": "ana@example.com",
+                     *             "contactId": "con_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *             "company": "Acme Ltd",
+                     *             "source": "website",
+                     *             "status": "CONTACTED",
+                     *             "notes": "Interested in the annual plan; call back on Thursday",
+                     *             "nextCallAt": "2026-12-03T10:00:00.000Z",
+                     *             "createdAt": "2026-11-20T14:05:00.000Z",
+                     *             "updatedAt": "2026-11-26T09:30:00.000Z",
+                     *             "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *             "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *             "externalId": "crm-000123"
+                     *           },
+                     *           "meta": {
+                     *             "values": {
+                     *               "nextCallAt": [
+                     *                 "Date"
+                     *               ],
+                     *               "createdAt": [
+                     *                 "Date"
+                     *               ],
+                     *               "updatedAt": [
+                     *                 "Date"
+                     *               ]
+                     *             },
+                     *             "v": 1
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: {
+                                /** @description The output of the procedure. */
+                                json: components["schemas"]["leads.restore.output"];
+                                meta?: components["schemas"]["SuperjsonMeta"];
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `BAD_REQUEST`: The input failed validation (`issues` names the fields), or the envelope is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or malformed Authorization header, or an invalid, expired or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `FORBIDDEN`: The workspace is not on the maximum tier, the endpoint is not exposed, or the key lacks the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `NOT_FOUND`: A referenced record does not exist in this workspace. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `CONFLICT`: The record is not in a state that allows the change, or a call with the same `Idempotency-Key` is still in progress (retry). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as `Content-Type: application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNPROCESSABLE_CONTENT`: The `Idempotency-Key` was already used for another request (another body or procedure). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`: The key's requests per minute are used up, or its client address failed to authenticate too often; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /**
+                     * @description The quota (draft-ietf-httpapi-ratelimit-headers): `"key";q=<requests>;w=60` per API key or playground token (by tier: FREE 60, PRO 600, BUSINESS 1200 a minute), or `"auth";q=<failures>;w=60` for failed authentications from one client address.
+                     * @example "key";q=1200;w=60
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description What remains: `r` requests of the quota, `t` seconds until it resets.
+                     * @example "key";r=0;t=30
+                     */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR`: Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The database cannot be reached; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+        };
+    };
+    "leads.getDeleted": {
+        parameters: {
+            query?: {
+                /**
+                 * @description The input as JSON text `{"json": <input>}` (URL-encoded in the query); may be left out.
+                 * @example {"json":{}}
+                 */
+                input?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: the output in the envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "data": {
+                     *           "json": {
+                     *             "data": [
+                     *               {
+                     *                 "id": "lead_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *                 "name": "Ana Souza",
+                     *                 "phones": [
+                     *                   "+447400123456"
+                     *                 ],
+                     *                 "emails": [
+                     *                   "ana@example.com"
+                     *                 ],
+                     *                 "primaryPhone": "+447400123456",
+                     *                 "primaryEmail": "ana@example.com",
+                     *                 "contactId": "con_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *                 "company": "Acme Ltd",
+                     *                 "source": "website",
+                     *                 "status": "CONTACTED",
+                     *                 "notes": "Interested in the annual plan; call back on Thursday",
+                     *                 "nextCallAt": "2026-12-03T10:00:00.000Z",
+                     *                 "createdAt": "2026-11-20T14:05:00.000Z",
+                     *                 "updatedAt": "2026-11-26T09:30:00.000Z",
+                     *                 "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *                 "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *                 "externalId": "crm-000123",
+                     *                 "deletedAt": "2026-11-26T09:30:00.000Z"
+                     *               }
+                     *             ],
+                     *             "pagination": {
+                     *               "page": 1,
+                     *               "pageSize": 20,
+                     *               "total": 42,
+                     *               "totalPages": 3,
+                     *               "hasNextPage": true,
+                     *               "hasPrevPage": false
+                     *             }
+                     *           },
+                     *           "meta": {
+                     *             "values": {
+                     *               "data.0.nextCallAt": [
+                     *                 "Date"
+                     *               ],
+                     *               "data.0.createdAt": [
+                     *                 "Date"
+                     *               ],
+                     *               "data.0.updatedAt": [
+                     *                 "Date"
+                     *               ],
+                     *               "data.0.deletedAt": [
+                     *                 "Date"
+                     *               ]
+                     *             },
+                     *             "v": 1
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: {
+                                /** @description The output of the procedure. */
+                                json: components["schemas"]["leads.getDeleted.output"];
+                                meta?: components["schemas"]["SuperjsonMeta"];
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `BAD_REQUEST`: The input failed validation (`issues` names the fields), or the envelope is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or malformed Authorization header, or an invalid, expired or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `FORBIDDEN`: The workspace is not on the maximum tier, the endpoint is not exposed, or the key lacks the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `NOT_FOUND`: A referenced record does not exist in this workspace. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`: The key's requests per minute are used up, or its client address failed to authenticate too often; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /**
+                     * @description The quota (draft-ietf-httpapi-ratelimit-headers): `"key";q=<requests>;w=60` per API key or playground token (by tier: FREE 60, PRO 600, BUSINESS 1200 a minute), or `"auth";q=<failures>;w=60` for failed authentications from one client address.
+                     * @example "key";q=1200;w=60
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description What remains: `r` requests of the quota, `t` seconds until it resets.
+                     * @example "key";r=0;t=30
+                     */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR`: Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The database cannot be reached; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+        };
+    };
     "contacts.getAll": {
         parameters: {
             query?: {
@@ -7430,6 +8602,362 @@ export interface operations {
             };
             /** @description `UNPROCESSABLE_CONTENT`: The `Idempotency-Key` was already used for another request (another body or procedure). */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`: The key's requests per minute are used up, or its client address failed to authenticate too often; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /**
+                     * @description The quota (draft-ietf-httpapi-ratelimit-headers): `"key";q=<requests>;w=60` per API key or playground token (by tier: FREE 60, PRO 600, BUSINESS 1200 a minute), or `"auth";q=<failures>;w=60` for failed authentications from one client address.
+                     * @example "key";q=1200;w=60
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description What remains: `r` requests of the quota, `t` seconds until it resets.
+                     * @example "key";r=0;t=30
+                     */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR`: Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The database cannot be reached; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+        };
+    };
+    "contacts.restore": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same body within 24 hours replays the first answer (status and body, with `Idempotent-Replayed: true`) without acting again; with another body or procedure it is a 422; while the first call with the key is still running, a 409. Keys belong to the API key that sent them. Validation failures (400) and server errors are not kept.
+                 * @example 6f1c2c1e-8f7a-4d0e-9f55-2b1f3a9c7d10
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "json": {
+                 *         "id": "con_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    json: components["schemas"]["contacts.restore.input"];
+                    meta?: components["schemas"]["SuperjsonMeta"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: the output in the envelope. */
+            200: {
+                headers: {
+                    /** @description `true` when this answer is the stored answer to an earlier call with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "data": {
+                     *           "json": {
+                     *             "id": "con_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *             "name": "Ana Souza",
+                     *             "phones": [
+                     *               "+447400123456"
+                     *             ],
+                     *             "emails": [
+                     *               "ana@example.com"
+                     *             ],
+                     *             "primaryPhone": "+447400123456",
+                     *             "primaryEmail": "ana@example.com",
+                     *             "company": "Acme Ltd",
+                     *             "createdAt": "2026-11-20T14:05:00.000Z",
+                     *             "updatedAt": "2026-11-26T09:30:00.000Z",
+                     *             "externalId": "crm-000123"
+                     *           },
+                     *           "meta": {
+                     *             "values": {
+                     *               "createdAt": [
+                     *                 "Date"
+                     *               ],
+                     *               "updatedAt": [
+                     *                 "Date"
+                     *               ]
+                     *             },
+                     *             "v": 1
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: {
+                                /** @description The output of the procedure. */
+                                json: components["schemas"]["contacts.restore.output"];
+                                meta?: components["schemas"]["SuperjsonMeta"];
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `BAD_REQUEST`: The input failed validation (`issues` names the fields), or the envelope is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or malformed Authorization header, or an invalid, expired or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `FORBIDDEN`: The workspace is not on the maximum tier, the endpoint is not exposed, or the key lacks the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `NOT_FOUND`: A referenced record does not exist in this workspace. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `CONFLICT`: The record is not in a state that allows the change, or a call with the same `Idempotency-Key` is still in progress (retry). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as `Content-Type: application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNPROCESSABLE_CONTENT`: The `Idempotency-Key` was already used for another request (another body or procedure). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`: The key's requests per minute are used up, or its client address failed to authenticate too often; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /**
+                     * @description The quota (draft-ietf-httpapi-ratelimit-headers): `"key";q=<requests>;w=60` per API key or playground token (by tier: FREE 60, PRO 600, BUSINESS 1200 a minute), or `"auth";q=<failures>;w=60` for failed authentications from one client address.
+                     * @example "key";q=1200;w=60
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description What remains: `r` requests of the quota, `t` seconds until it resets.
+                     * @example "key";r=0;t=30
+                     */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR`: Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The database cannot be reached; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+        };
+    };
+    "contacts.getDeleted": {
+        parameters: {
+            query?: {
+                /**
+                 * @description The input as JSON text `{"json": <input>}` (URL-encoded in the query); may be left out.
+                 * @example {"json":{}}
+                 */
+                input?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: the output in the envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "data": {
+                     *           "json": {
+                     *             "data": [
+                     *               {
+                     *                 "id": "con_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *                 "name": "Ana Souza",
+                     *                 "phones": [
+                     *                   "+447400123456"
+                     *                 ],
+                     *                 "emails": [
+                     *                   "ana@example.com"
+                     *                 ],
+                     *                 "primaryPhone": "+447400123456",
+                     *                 "primaryEmail": "ana@example.com",
+                     *                 "company": "Acme Ltd",
+                     *                 "createdAt": "2026-11-20T14:05:00.000Z",
+                     *                 "updatedAt": "2026-11-26T09:30:00.000Z",
+                     *                 "externalId": "crm-000123",
+                     *                 "deletedAt": "2026-11-26T09:30:00.000Z"
+                     *               }
+                     *             ],
+                     *             "pagination": {
+                     *               "page": 1,
+                     *               "pageSize": 20,
+                     *               "total": 42,
+                     *               "totalPages": 3,
+                     *               "hasNextPage": true,
+                     *               "hasPrevPage": false
+                     *             }
+                     *           },
+                     *           "meta": {
+                     *             "values": {
+                     *               "data.0.createdAt": [
+                     *                 "Date"
+                     *               ],
+                     *               "data.0.updatedAt": [
+                     *                 "Date"
+                     *               ],
+                     *               "data.0.deletedAt": [
+                     *                 "Date"
+                     *               ]
+                     *             },
+                     *             "v": 1
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: {
+                                /** @description The output of the procedure. */
+                                json: components["schemas"]["contacts.getDeleted.output"];
+                                meta?: components["schemas"]["SuperjsonMeta"];
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `BAD_REQUEST`: The input failed validation (`issues` names the fields), or the envelope is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or malformed Authorization header, or an invalid, expired or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `FORBIDDEN`: The workspace is not on the maximum tier, the endpoint is not exposed, or the key lacks the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `NOT_FOUND`: A referenced record does not exist in this workspace. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8439,6 +9967,354 @@ export interface operations {
             };
             /** @description `UNPROCESSABLE_CONTENT`: The `Idempotency-Key` was already used for another request (another body or procedure). */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`: The key's requests per minute are used up, or its client address failed to authenticate too often; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /**
+                     * @description The quota (draft-ietf-httpapi-ratelimit-headers): `"key";q=<requests>;w=60` per API key or playground token (by tier: FREE 60, PRO 600, BUSINESS 1200 a minute), or `"auth";q=<failures>;w=60` for failed authentications from one client address.
+                     * @example "key";q=1200;w=60
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description What remains: `r` requests of the quota, `t` seconds until it resets.
+                     * @example "key";r=0;t=30
+                     */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR`: Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The database cannot be reached; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+        };
+    };
+    "clients.restore": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same body within 24 hours replays the first answer (status and body, with `Idempotent-Replayed: true`) without acting again; with another body or procedure it is a 422; while the first call with the key is still running, a 409. Keys belong to the API key that sent them. Validation failures (400) and server errors are not kept.
+                 * @example 6f1c2c1e-8f7a-4d0e-9f55-2b1f3a9c7d10
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "json": {
+                 *         "id": "cli_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    json: components["schemas"]["clients.restore.input"];
+                    meta?: components["schemas"]["SuperjsonMeta"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: the output in the envelope. */
+            200: {
+                headers: {
+                    /** @description `true` when this answer is the stored answer to an earlier call with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "data": {
+                     *           "json": {
+                     *             "id": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *             "name": "Ana Souza",
+                     *             "contactId": "con_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *             "company": "Acme Ltd",
+                     *             "email": "ana@example.com",
+                     *             "phone": "+447400123456",
+                     *             "notes": "Invoices to accounts@acme.example, net 30",
+                     *             "createdAt": "2026-11-26T09:30:00.000Z",
+                     *             "updatedAt": "2026-11-27T11:15:00.000Z",
+                     *             "externalId": "crm-000123"
+                     *           },
+                     *           "meta": {
+                     *             "values": {
+                     *               "createdAt": [
+                     *                 "Date"
+                     *               ],
+                     *               "updatedAt": [
+                     *                 "Date"
+                     *               ]
+                     *             },
+                     *             "v": 1
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: {
+                                /** @description The output of the procedure. */
+                                json: components["schemas"]["clients.restore.output"];
+                                meta?: components["schemas"]["SuperjsonMeta"];
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `BAD_REQUEST`: The input failed validation (`issues` names the fields), or the envelope is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or malformed Authorization header, or an invalid, expired or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `FORBIDDEN`: The workspace is not on the maximum tier, the endpoint is not exposed, or the key lacks the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `NOT_FOUND`: A referenced record does not exist in this workspace. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `CONFLICT`: The record is not in a state that allows the change, or a call with the same `Idempotency-Key` is still in progress (retry). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as `Content-Type: application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNPROCESSABLE_CONTENT`: The `Idempotency-Key` was already used for another request (another body or procedure). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`: The key's requests per minute are used up, or its client address failed to authenticate too often; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /**
+                     * @description The quota (draft-ietf-httpapi-ratelimit-headers): `"key";q=<requests>;w=60` per API key or playground token (by tier: FREE 60, PRO 600, BUSINESS 1200 a minute), or `"auth";q=<failures>;w=60` for failed authentications from one client address.
+                     * @example "key";q=1200;w=60
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description What remains: `r` requests of the quota, `t` seconds until it resets.
+                     * @example "key";r=0;t=30
+                     */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR`: Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The database cannot be reached; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+        };
+    };
+    "clients.getDeleted": {
+        parameters: {
+            query?: {
+                /**
+                 * @description The input as JSON text `{"json": <input>}` (URL-encoded in the query); may be left out.
+                 * @example {"json":{}}
+                 */
+                input?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: the output in the envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "data": {
+                     *           "json": {
+                     *             "data": [
+                     *               {
+                     *                 "id": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *                 "name": "Ana Souza",
+                     *                 "contactId": "con_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *                 "company": "Acme Ltd",
+                     *                 "email": "ana@example.com",
+                     *                 "phone": "+447400123456",
+                     *                 "notes": "Invoices to accounts@acme.example, net 30",
+                     *                 "createdAt": "2026-11-26T09:30:00.000Z",
+                     *                 "updatedAt": "2026-11-27T11:15:00.000Z",
+                     *                 "externalId": "crm-000123",
+                     *                 "deletedAt": "2026-11-26T09:30:00.000Z"
+                     *               }
+                     *             ],
+                     *             "pagination": {
+                     *               "page": 1,
+                     *               "pageSize": 20,
+                     *               "total": 42,
+                     *               "totalPages": 3,
+                     *               "hasNextPage": true,
+                     *               "hasPrevPage": false
+                     *             }
+                     *           },
+                     *           "meta": {
+                     *             "values": {
+                     *               "data.0.createdAt": [
+                     *                 "Date"
+                     *               ],
+                     *               "data.0.updatedAt": [
+                     *                 "Date"
+                     *               ],
+                     *               "data.0.deletedAt": [
+                     *                 "Date"
+                     *               ]
+                     *             },
+                     *             "v": 1
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: {
+                                /** @description The output of the procedure. */
+                                json: components["schemas"]["clients.getDeleted.output"];
+                                meta?: components["schemas"]["SuperjsonMeta"];
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `BAD_REQUEST`: The input failed validation (`issues` names the fields), or the envelope is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or malformed Authorization header, or an invalid, expired or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `FORBIDDEN`: The workspace is not on the maximum tier, the endpoint is not exposed, or the key lacks the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `NOT_FOUND`: A referenced record does not exist in this workspace. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9673,6 +11549,368 @@ export interface operations {
             };
             /** @description `UNPROCESSABLE_CONTENT`: The `Idempotency-Key` was already used for another request (another body or procedure). */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`: The key's requests per minute are used up, or its client address failed to authenticate too often; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /**
+                     * @description The quota (draft-ietf-httpapi-ratelimit-headers): `"key";q=<requests>;w=60` per API key or playground token (by tier: FREE 60, PRO 600, BUSINESS 1200 a minute), or `"auth";q=<failures>;w=60` for failed authentications from one client address.
+                     * @example "key";q=1200;w=60
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description What remains: `r` requests of the quota, `t` seconds until it resets.
+                     * @example "key";r=0;t=30
+                     */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR`: Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The database cannot be reached; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+        };
+    };
+    "tasks.restore": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same body within 24 hours replays the first answer (status and body, with `Idempotent-Replayed: true`) without acting again; with another body or procedure it is a 422; while the first call with the key is still running, a 409. Keys belong to the API key that sent them. Validation failures (400) and server errors are not kept.
+                 * @example 6f1c2c1e-8f7a-4d0e-9f55-2b1f3a9c7d10
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "json": {
+                 *         "id": "task_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    json: components["schemas"]["tasks.restore.input"];
+                    meta?: components["schemas"]["SuperjsonMeta"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: the output in the envelope. */
+            200: {
+                headers: {
+                    /** @description `true` when this answer is the stored answer to an earlier call with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "data": {
+                     *           "json": {
+                     *             "id": "task_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *             "title": "Call Ana Souza about the renewal",
+                     *             "description": "She asked for the annual plan pricing before the call",
+                     *             "status": "DONE",
+                     *             "dueAt": "2026-12-03T10:00:00.000Z",
+                     *             "completedAt": "2026-12-03T10:20:00.000Z",
+                     *             "leadId": "lead_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *             "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *             "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *             "createdAt": "2026-11-26T09:30:00.000Z",
+                     *             "updatedAt": "2026-12-03T10:20:00.000Z"
+                     *           },
+                     *           "meta": {
+                     *             "values": {
+                     *               "dueAt": [
+                     *                 "Date"
+                     *               ],
+                     *               "completedAt": [
+                     *                 "Date"
+                     *               ],
+                     *               "createdAt": [
+                     *                 "Date"
+                     *               ],
+                     *               "updatedAt": [
+                     *                 "Date"
+                     *               ]
+                     *             },
+                     *             "v": 1
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: {
+                                /** @description The output of the procedure. */
+                                json: components["schemas"]["tasks.restore.output"];
+                                meta?: components["schemas"]["SuperjsonMeta"];
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `BAD_REQUEST`: The input failed validation (`issues` names the fields), or the envelope is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or malformed Authorization header, or an invalid, expired or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `FORBIDDEN`: The workspace is not on the maximum tier, the endpoint is not exposed, or the key lacks the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `NOT_FOUND`: A referenced record does not exist in this workspace. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `CONFLICT`: The record is not in a state that allows the change, or a call with the same `Idempotency-Key` is still in progress (retry). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as `Content-Type: application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNPROCESSABLE_CONTENT`: The `Idempotency-Key` was already used for another request (another body or procedure). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`: The key's requests per minute are used up, or its client address failed to authenticate too often; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /**
+                     * @description The quota (draft-ietf-httpapi-ratelimit-headers): `"key";q=<requests>;w=60` per API key or playground token (by tier: FREE 60, PRO 600, BUSINESS 1200 a minute), or `"auth";q=<failures>;w=60` for failed authentications from one client address.
+                     * @example "key";q=1200;w=60
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description What remains: `r` requests of the quota, `t` seconds until it resets.
+                     * @example "key";r=0;t=30
+                     */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR`: Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The database cannot be reached; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+        };
+    };
+    "tasks.getDeleted": {
+        parameters: {
+            query?: {
+                /**
+                 * @description The input as JSON text `{"json": <input>}` (URL-encoded in the query); may be left out.
+                 * @example {"json":{}}
+                 */
+                input?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: the output in the envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "data": {
+                     *           "json": {
+                     *             "data": [
+                     *               {
+                     *                 "id": "task_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *                 "title": "Call Ana Souza about the renewal",
+                     *                 "description": "She asked for the annual plan pricing before the call",
+                     *                 "status": "DONE",
+                     *                 "dueAt": "2026-12-03T10:00:00.000Z",
+                     *                 "completedAt": "2026-12-03T10:20:00.000Z",
+                     *                 "leadId": "lead_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *                 "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *                 "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *                 "createdAt": "2026-11-26T09:30:00.000Z",
+                     *                 "updatedAt": "2026-12-03T10:20:00.000Z",
+                     *                 "deletedAt": "2026-11-26T09:30:00.000Z"
+                     *               }
+                     *             ],
+                     *             "pagination": {
+                     *               "page": 1,
+                     *               "pageSize": 20,
+                     *               "total": 42,
+                     *               "totalPages": 3,
+                     *               "hasNextPage": true,
+                     *               "hasPrevPage": false
+                     *             }
+                     *           },
+                     *           "meta": {
+                     *             "values": {
+                     *               "data.0.dueAt": [
+                     *                 "Date"
+                     *               ],
+                     *               "data.0.completedAt": [
+                     *                 "Date"
+                     *               ],
+                     *               "data.0.createdAt": [
+                     *                 "Date"
+                     *               ],
+                     *               "data.0.updatedAt": [
+                     *                 "Date"
+                     *               ],
+                     *               "data.0.deletedAt": [
+                     *                 "Date"
+                     *               ]
+                     *             },
+                     *             "v": 1
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: {
+                                /** @description The output of the procedure. */
+                                json: components["schemas"]["tasks.getDeleted.output"];
+                                meta?: components["schemas"]["SuperjsonMeta"];
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `BAD_REQUEST`: The input failed validation (`issues` names the fields), or the envelope is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or malformed Authorization header, or an invalid, expired or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `FORBIDDEN`: The workspace is not on the maximum tier, the endpoint is not exposed, or the key lacks the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `NOT_FOUND`: A referenced record does not exist in this workspace. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11245,6 +13483,392 @@ export interface operations {
             };
             /** @description `UNPROCESSABLE_CONTENT`: The `Idempotency-Key` was already used for another request (another body or procedure). */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`: The key's requests per minute are used up, or its client address failed to authenticate too often; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /**
+                     * @description The quota (draft-ietf-httpapi-ratelimit-headers): `"key";q=<requests>;w=60` per API key or playground token (by tier: FREE 60, PRO 600, BUSINESS 1200 a minute), or `"auth";q=<failures>;w=60` for failed authentications from one client address.
+                     * @example "key";q=1200;w=60
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description What remains: `r` requests of the quota, `t` seconds until it resets.
+                     * @example "key";r=0;t=30
+                     */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR`: Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The database cannot be reached; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+        };
+    };
+    "invoices.restore": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same body within 24 hours replays the first answer (status and body, with `Idempotent-Replayed: true`) without acting again; with another body or procedure it is a 422; while the first call with the key is still running, a 409. Keys belong to the API key that sent them. Validation failures (400) and server errors are not kept.
+                 * @example 6f1c2c1e-8f7a-4d0e-9f55-2b1f3a9c7d10
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "json": {
+                 *         "id": "inv_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    json: components["schemas"]["invoices.restore.input"];
+                    meta?: components["schemas"]["SuperjsonMeta"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: the output in the envelope. */
+            200: {
+                headers: {
+                    /** @description `true` when this answer is the stored answer to an earlier call with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "data": {
+                     *           "json": {
+                     *             "id": "inv_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *             "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *             "currency": "GBP",
+                     *             "status": "PAID",
+                     *             "dueDate": "2030-01-31T00:00:00.000Z",
+                     *             "sentAt": "2026-11-26T09:30:00.000Z",
+                     *             "paidAt": "2026-12-10T15:00:00.000Z",
+                     *             "voidedAt": null,
+                     *             "items": [
+                     *               {
+                     *                 "id": "line_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *                 "description": "Website redesign, phase 1",
+                     *                 "quantity": 2,
+                     *                 "unitPrice": 150000,
+                     *                 "total": 300000
+                     *               }
+                     *             ],
+                     *             "total": 300000,
+                     *             "createdAt": "2026-11-20T14:05:00.000Z",
+                     *             "updatedAt": "2026-12-10T15:00:00.000Z"
+                     *           },
+                     *           "meta": {
+                     *             "values": {
+                     *               "dueDate": [
+                     *                 "Date"
+                     *               ],
+                     *               "sentAt": [
+                     *                 "Date"
+                     *               ],
+                     *               "paidAt": [
+                     *                 "Date"
+                     *               ],
+                     *               "createdAt": [
+                     *                 "Date"
+                     *               ],
+                     *               "updatedAt": [
+                     *                 "Date"
+                     *               ]
+                     *             },
+                     *             "v": 1
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: {
+                                /** @description The output of the procedure. */
+                                json: components["schemas"]["invoices.restore.output"];
+                                meta?: components["schemas"]["SuperjsonMeta"];
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `BAD_REQUEST`: The input failed validation (`issues` names the fields), or the envelope is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or malformed Authorization header, or an invalid, expired or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `FORBIDDEN`: The workspace is not on the maximum tier, the endpoint is not exposed, or the key lacks the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `NOT_FOUND`: A referenced record does not exist in this workspace. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `CONFLICT`: The record is not in a state that allows the change, or a call with the same `Idempotency-Key` is still in progress (retry). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as `Content-Type: application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNPROCESSABLE_CONTENT`: The `Idempotency-Key` was already used for another request (another body or procedure). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`: The key's requests per minute are used up, or its client address failed to authenticate too often; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /**
+                     * @description The quota (draft-ietf-httpapi-ratelimit-headers): `"key";q=<requests>;w=60` per API key or playground token (by tier: FREE 60, PRO 600, BUSINESS 1200 a minute), or `"auth";q=<failures>;w=60` for failed authentications from one client address.
+                     * @example "key";q=1200;w=60
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description What remains: `r` requests of the quota, `t` seconds until it resets.
+                     * @example "key";r=0;t=30
+                     */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR`: Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The database cannot be reached; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+        };
+    };
+    "invoices.getDeleted": {
+        parameters: {
+            query?: {
+                /**
+                 * @description The input as JSON text `{"json": <input>}` (URL-encoded in the query); may be left out.
+                 * @example {"json":{}}
+                 */
+                input?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: the output in the envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "data": {
+                     *           "json": {
+                     *             "data": [
+                     *               {
+                     *                 "id": "inv_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *                 "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *                 "currency": "GBP",
+                     *                 "status": "PAID",
+                     *                 "dueDate": "2030-01-31T00:00:00.000Z",
+                     *                 "sentAt": "2026-11-26T09:30:00.000Z",
+                     *                 "paidAt": "2026-12-10T15:00:00.000Z",
+                     *                 "voidedAt": null,
+                     *                 "items": [
+                     *                   {
+                     *                     "id": "line_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *                     "description": "Website redesign, phase 1",
+                     *                     "quantity": 2,
+                     *                     "unitPrice": 150000,
+                     *                     "total": 300000
+                     *                   }
+                     *                 ],
+                     *                 "total": 300000,
+                     *                 "createdAt": "2026-11-20T14:05:00.000Z",
+                     *                 "updatedAt": "2026-12-10T15:00:00.000Z",
+                     *                 "deletedAt": "2026-11-26T09:30:00.000Z"
+                     *               }
+                     *             ],
+                     *             "pagination": {
+                     *               "page": 1,
+                     *               "pageSize": 20,
+                     *               "total": 42,
+                     *               "totalPages": 3,
+                     *               "hasNextPage": true,
+                     *               "hasPrevPage": false
+                     *             }
+                     *           },
+                     *           "meta": {
+                     *             "values": {
+                     *               "data.0.dueDate": [
+                     *                 "Date"
+                     *               ],
+                     *               "data.0.sentAt": [
+                     *                 "Date"
+                     *               ],
+                     *               "data.0.paidAt": [
+                     *                 "Date"
+                     *               ],
+                     *               "data.0.createdAt": [
+                     *                 "Date"
+                     *               ],
+                     *               "data.0.updatedAt": [
+                     *                 "Date"
+                     *               ],
+                     *               "data.0.deletedAt": [
+                     *                 "Date"
+                     *               ]
+                     *             },
+                     *             "v": 1
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: {
+                                /** @description The output of the procedure. */
+                                json: components["schemas"]["invoices.getDeleted.output"];
+                                meta?: components["schemas"]["SuperjsonMeta"];
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `BAD_REQUEST`: The input failed validation (`issues` names the fields), or the envelope is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or malformed Authorization header, or an invalid, expired or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `FORBIDDEN`: The workspace is not on the maximum tier, the endpoint is not exposed, or the key lacks the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `NOT_FOUND`: A referenced record does not exist in this workspace. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16304,6 +18928,88 @@ export interface operations {
             };
         };
     };
+    "webhook.lead.restored": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the endpoint's secret>`, one `v1` per valid secret during a rotation. Check it on the raw body and refuse a `t` older than 5 minutes (the client package's `constructWebhookEvent` does both).
+                 * @example t=1795500000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Workspace-Signature": string;
+                /**
+                 * @description The event's id: delivery is at least once, so skip an id already handled.
+                 * @example evt_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                "Workspace-Event-Id": string;
+                /**
+                 * @description The event's `type`.
+                 * @example invoice.paid
+                 */
+                "Workspace-Event-Type": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "type": "lead.restored",
+                 *       "createdAt": "2026-12-10T15:00:00.000Z",
+                 *       "orgId": "org_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "actor": {
+                 *         "kind": "apiKey",
+                 *         "id": "key_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *       },
+                 *       "data": {
+                 *         "object": {
+                 *           "id": "lead_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "name": "Ana Souza",
+                 *           "phones": [
+                 *             "+447400123456"
+                 *           ],
+                 *           "emails": [
+                 *             "ana@example.com"
+                 *           ],
+                 *           "primaryPhone": "+447400123456",
+                 *           "primaryEmail": "ana@example.com",
+                 *           "contactId": "con_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "company": "Acme Ltd",
+                 *           "source": "website",
+                 *           "status": "CONTACTED",
+                 *           "notes": "Interested in the annual plan; call back on Thursday",
+                 *           "nextCallAt": "2026-12-03T10:00:00.000Z",
+                 *           "createdAt": "2026-11-20T14:05:00.000Z",
+                 *           "updatedAt": "2026-11-26T09:30:00.000Z",
+                 *           "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "externalId": "crm-000123"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["LeadRestoredEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the delivery timeout (5 s by default) counts as delivered. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: retried with exponential backoff and jitter for about a day. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     "webhook.contact.created": {
         parameters: {
             query?: never;
@@ -16529,6 +19235,81 @@ export interface operations {
             };
         };
     };
+    "webhook.contact.restored": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the endpoint's secret>`, one `v1` per valid secret during a rotation. Check it on the raw body and refuse a `t` older than 5 minutes (the client package's `constructWebhookEvent` does both).
+                 * @example t=1795500000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Workspace-Signature": string;
+                /**
+                 * @description The event's id: delivery is at least once, so skip an id already handled.
+                 * @example evt_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                "Workspace-Event-Id": string;
+                /**
+                 * @description The event's `type`.
+                 * @example invoice.paid
+                 */
+                "Workspace-Event-Type": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "type": "contact.restored",
+                 *       "createdAt": "2026-12-10T15:00:00.000Z",
+                 *       "orgId": "org_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "actor": {
+                 *         "kind": "apiKey",
+                 *         "id": "key_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *       },
+                 *       "data": {
+                 *         "object": {
+                 *           "id": "con_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "name": "Ana Souza",
+                 *           "phones": [
+                 *             "+447400123456"
+                 *           ],
+                 *           "emails": [
+                 *             "ana@example.com"
+                 *           ],
+                 *           "primaryPhone": "+447400123456",
+                 *           "primaryEmail": "ana@example.com",
+                 *           "company": "Acme Ltd",
+                 *           "createdAt": "2026-11-20T14:05:00.000Z",
+                 *           "updatedAt": "2026-11-26T09:30:00.000Z",
+                 *           "externalId": "crm-000123"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ContactRestoredEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the delivery timeout (5 s by default) counts as delivered. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: retried with exponential backoff and jitter for about a day. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     "webhook.client.created": {
         parameters: {
             query?: never;
@@ -16723,6 +19504,77 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["ClientDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the delivery timeout (5 s by default) counts as delivered. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: retried with exponential backoff and jitter for about a day. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.client.restored": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the endpoint's secret>`, one `v1` per valid secret during a rotation. Check it on the raw body and refuse a `t` older than 5 minutes (the client package's `constructWebhookEvent` does both).
+                 * @example t=1795500000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Workspace-Signature": string;
+                /**
+                 * @description The event's id: delivery is at least once, so skip an id already handled.
+                 * @example evt_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                "Workspace-Event-Id": string;
+                /**
+                 * @description The event's `type`.
+                 * @example invoice.paid
+                 */
+                "Workspace-Event-Type": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "type": "client.restored",
+                 *       "createdAt": "2026-12-10T15:00:00.000Z",
+                 *       "orgId": "org_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "actor": {
+                 *         "kind": "apiKey",
+                 *         "id": "key_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *       },
+                 *       "data": {
+                 *         "object": {
+                 *           "id": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "name": "Ana Souza",
+                 *           "contactId": "con_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "company": "Acme Ltd",
+                 *           "email": "ana@example.com",
+                 *           "phone": "+447400123456",
+                 *           "notes": "Invoices to accounts@acme.example, net 30",
+                 *           "createdAt": "2026-11-26T09:30:00.000Z",
+                 *           "updatedAt": "2026-11-27T11:15:00.000Z",
+                 *           "externalId": "crm-000123"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ClientRestoredEvent"];
             };
         };
         responses: {
@@ -17011,6 +19863,78 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["TaskDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the delivery timeout (5 s by default) counts as delivered. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: retried with exponential backoff and jitter for about a day. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.task.restored": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the endpoint's secret>`, one `v1` per valid secret during a rotation. Check it on the raw body and refuse a `t` older than 5 minutes (the client package's `constructWebhookEvent` does both).
+                 * @example t=1795500000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Workspace-Signature": string;
+                /**
+                 * @description The event's id: delivery is at least once, so skip an id already handled.
+                 * @example evt_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                "Workspace-Event-Id": string;
+                /**
+                 * @description The event's `type`.
+                 * @example invoice.paid
+                 */
+                "Workspace-Event-Type": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "type": "task.restored",
+                 *       "createdAt": "2026-12-10T15:00:00.000Z",
+                 *       "orgId": "org_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "actor": {
+                 *         "kind": "apiKey",
+                 *         "id": "key_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *       },
+                 *       "data": {
+                 *         "object": {
+                 *           "id": "task_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "title": "Call Ana Souza about the renewal",
+                 *           "description": "She asked for the annual plan pricing before the call",
+                 *           "status": "DONE",
+                 *           "dueAt": "2026-12-03T10:00:00.000Z",
+                 *           "completedAt": "2026-12-03T10:20:00.000Z",
+                 *           "leadId": "lead_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "createdAt": "2026-11-26T09:30:00.000Z",
+                 *           "updatedAt": "2026-12-03T10:20:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["TaskRestoredEvent"];
             };
         };
         responses: {
@@ -17503,6 +20427,87 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["InvoiceDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the delivery timeout (5 s by default) counts as delivered. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: retried with exponential backoff and jitter for about a day. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.invoice.restored": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the endpoint's secret>`, one `v1` per valid secret during a rotation. Check it on the raw body and refuse a `t` older than 5 minutes (the client package's `constructWebhookEvent` does both).
+                 * @example t=1795500000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Workspace-Signature": string;
+                /**
+                 * @description The event's id: delivery is at least once, so skip an id already handled.
+                 * @example evt_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                "Workspace-Event-Id": string;
+                /**
+                 * @description The event's `type`.
+                 * @example invoice.paid
+                 */
+                "Workspace-Event-Type": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "type": "invoice.restored",
+                 *       "createdAt": "2026-12-10T15:00:00.000Z",
+                 *       "orgId": "org_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "actor": {
+                 *         "kind": "apiKey",
+                 *         "id": "key_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *       },
+                 *       "data": {
+                 *         "object": {
+                 *           "id": "inv_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "currency": "GBP",
+                 *           "status": "PAID",
+                 *           "dueDate": "2030-01-31T00:00:00.000Z",
+                 *           "sentAt": "2026-11-26T09:30:00.000Z",
+                 *           "paidAt": "2026-12-10T15:00:00.000Z",
+                 *           "voidedAt": null,
+                 *           "items": [
+                 *             {
+                 *               "id": "line_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *               "description": "Website redesign, phase 1",
+                 *               "quantity": 2,
+                 *               "unitPrice": 150000,
+                 *               "total": 300000
+                 *             }
+                 *           ],
+                 *           "total": 300000,
+                 *           "createdAt": "2026-11-20T14:05:00.000Z",
+                 *           "updatedAt": "2026-12-10T15:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["InvoiceRestoredEvent"];
             };
         };
         responses: {

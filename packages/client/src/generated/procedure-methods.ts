@@ -13,17 +13,23 @@ export const procedureMethods = {
   'leads.convert': 'POST',
   'leads.getCalls': 'GET',
   'leads.getHistory': 'GET',
+  'leads.restore': 'POST',
+  'leads.getDeleted': 'GET',
   'contacts.getAll': 'GET',
   'contacts.getById': 'GET',
   'contacts.create': 'POST',
   'contacts.update': 'POST',
   'contacts.delete': 'POST',
+  'contacts.restore': 'POST',
+  'contacts.getDeleted': 'GET',
   'contacts.getHistory': 'GET',
   'clients.getAll': 'GET',
   'clients.getById': 'GET',
   'clients.create': 'POST',
   'clients.update': 'POST',
   'clients.delete': 'POST',
+  'clients.restore': 'POST',
+  'clients.getDeleted': 'GET',
   'clients.getHistory': 'GET',
   'tasks.getAll': 'GET',
   'tasks.getById': 'GET',
@@ -31,6 +37,8 @@ export const procedureMethods = {
   'tasks.update': 'POST',
   'tasks.complete': 'POST',
   'tasks.delete': 'POST',
+  'tasks.restore': 'POST',
+  'tasks.getDeleted': 'GET',
   'invoices.getAll': 'GET',
   'invoices.getById': 'GET',
   'invoices.create': 'POST',
@@ -39,6 +47,8 @@ export const procedureMethods = {
   'invoices.markPaid': 'POST',
   'invoices.void': 'POST',
   'invoices.delete': 'POST',
+  'invoices.restore': 'POST',
+  'invoices.getDeleted': 'GET',
   'orgMembers.getAll': 'GET',
   'orgMembers.getById': 'GET',
   'dashboard.getLeadStats': 'GET',
@@ -58,10 +68,15 @@ export const procedureMethods = {
 /** The procedures whose input may be left out entirely. */
 export type ProcedureWithOptionalInput =
   | 'leads.getAll'
+  | 'leads.getDeleted'
   | 'contacts.getAll'
+  | 'contacts.getDeleted'
   | 'clients.getAll'
+  | 'clients.getDeleted'
   | 'tasks.getAll'
+  | 'tasks.getDeleted'
   | 'invoices.getAll'
+  | 'invoices.getDeleted'
   | 'orgMembers.getAll'
   | 'dashboard.getLeadStats'
   | 'events.getAll'
