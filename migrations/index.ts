@@ -24,6 +24,7 @@ import * as workspaceRowsWithoutOrganisationLocks from './20261211120100_workspa
 import * as externalIds from './20261212120000_external_ids';
 import * as leadContactCheckedAtCommit from './20261212120100_lead_contact_checked_at_commit';
 import * as createImports from './20261213120000_create_imports';
+import * as personalDataErasure from './20261214120000_personal_data_erasure';
 
 /**
  * Every migration, in order. An explicit list rather than a scanned folder: it works the same
@@ -56,4 +57,5 @@ export const MIGRATIONS = [
   { name: '20261212120000_external_ids', module: externalIds },
   { name: '20261212120100_lead_contact_checked_at_commit', module: leadContactCheckedAtCommit },
   { name: '20261213120000_create_imports', module: createImports },
+  { name: '20261214120000_personal_data_erasure', module: personalDataErasure },
 ];

@@ -27,6 +27,8 @@ export const TABLES = {
   imports: 'imports',
   importChunks: 'import_chunks',
   importErrors: 'import_errors',
+  /** The audit rows of contacts.erase: who, when, which ids; no personal data (src/db/erasure). */
+  erasures: 'erasures',
 } as const;
 
 /**

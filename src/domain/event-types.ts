@@ -9,7 +9,7 @@ export const EVENT_FAMILIES = {
     scope: 'leads.read',
     types: ['lead.created', 'lead.updated', 'lead.status_changed', 'lead.assigned', 'lead.call_logged', 'lead.converted', 'lead.deleted'],
   },
-  contact: { scope: 'contacts.read', types: ['contact.created', 'contact.updated', 'contact.deleted'] },
+  contact: { scope: 'contacts.read', types: ['contact.created', 'contact.updated', 'contact.deleted', 'contact.erased'] },
   client: { scope: 'clients.read', types: ['client.created', 'client.updated', 'client.deleted'] },
   task: { scope: 'tasks.read', types: ['task.created', 'task.updated', 'task.completed', 'task.deleted'] },
   invoice: {

@@ -42,7 +42,7 @@ export interface TaskListFilters {
   dueBefore?: Date;
 }
 
-const COLUMNS = [
+export const TASK_COLUMNS = [
   'id', 'title', 'description', 'status', 'due_at', 'completed_at', 'lead_id', 'client_id', 'assigned_to_id',
   'created_at', 'updated_at',
 ];
@@ -61,7 +61,7 @@ interface TaskRow {
   updated_at: Date;
 }
 
-function toTask(row: TaskRow): Task {
+export function toTask(row: TaskRow): Task {
   return {
     id: row.id,
     title: row.title,
@@ -106,7 +106,7 @@ function filtered(db: Db, orgId: string, filters: TaskListFilters) {
 export async function list(db: Db, orgId: string, filters: TaskListFilters, page: PageRequest): Promise<{ tasks: Task[]; total: number }> {
   const { items, total } = await paginate<TaskRow, Task>({
     filtered: () => filtered(db, orgId, filters),
-    select: COLUMNS,
+    select: TASK_COLUMNS,
     orderBy: 'due_at asc nulls last, created_at desc, id desc',
     page,
     toItem: toTask,
@@ -115,7 +115,7 @@ export async function list(db: Db, orgId: string, filters: TaskListFilters, page
 }
 
 export async function getById(db: Db, orgId: string, taskId: string): Promise<Task | undefined> {
-  const row = await db(TABLES.tasks).select(COLUMNS).where({ org_id: orgId, id: taskId }).first();
+  const row = await db(TABLES.tasks).select(TASK_COLUMNS).where({ org_id: orgId, id: taskId }).first();
   return row ? toTask(row as TaskRow) : undefined;
 }
 
@@ -136,7 +136,7 @@ export async function lockForUpdate(
 export async function insert(db: Db, orgId: string, fields: TaskFields): Promise<Task> {
   const [row] = await db(TABLES.tasks)
     .insert({ org_id: orgId, id: newId('task'), ...toColumns(fields) })
-    .returning(COLUMNS);
+    .returning(TASK_COLUMNS);
   return toTask(row as TaskRow);
 }
 
@@ -144,7 +144,7 @@ export async function update(db: Db, orgId: string, taskId: string, patch: Parti
   const [row] = await db(TABLES.tasks)
     .where({ org_id: orgId, id: taskId })
     .update({ ...toColumns(patch), updated_at: db.raw(NEXT_UPDATED_AT) })
-    .returning(COLUMNS);
+    .returning(TASK_COLUMNS);
   return row ? toTask(row as TaskRow) : undefined;
 }
 

@@ -38,6 +38,12 @@ const leadStatus = z.enum(LEAD_STATUSES);
 const invoiceStatus = z.enum(INVOICE_STATUSES);
 const lead = { object: leadOutput };
 const invoice = { object: invoiceOutput };
+const contactErasedObject = z
+  .strictObject({
+    id: idOutput('con'),
+    leadIds: z.array(idOutput('lead')).meta({ description: 'The leads erased with the contact, including any deleted before.' }),
+  })
+  .meta({ description: 'The erased contact and leads, by id only.' });
 
 export const typedEventSchemas = [
   typedEvent('lead.created', lead, 'A lead was created (with its contact: a contact.created comes with it).'),
@@ -61,6 +67,7 @@ export const typedEventSchemas = [
   typedEvent('contact.created', { object: contactOutput }, 'A contact was created.'),
   typedEvent('contact.updated', { object: contactOutput }, 'A contact changed.'),
   typedEvent('contact.deleted', { object: contactOutput }, 'A contact was deleted: `object` is the contact as it was.'),
+  typedEvent('contact.erased', { object: contactErasedObject }, 'A person was erased (contacts.erase): `object` holds the ids only. Their earlier events are kept without the personal fields (`object.erased` is true); erase your own copies.'),
   typedEvent('client.created', { object: clientOutput }, 'A client was created (by clients.create, or by converting a lead).'),
   typedEvent('client.updated', { object: clientOutput }, 'A client changed.'),
   typedEvent('client.deleted', { object: clientOutput }, 'A client was deleted: `object` is the client as it was.'),
