@@ -8,6 +8,7 @@ import { expectRpcFailure } from '../helpers/leads-procedures-helpers';
 import { deliveriesOf, insertEndpoint, startReceiver, startTestWorker } from '../helpers/webhook-fixtures';
 import { until } from '../helpers/poll';
 import * as leadsQueries from '../../src/db/leads';
+import { CSV, startTestRunner, uploadImport, waitForImport } from '../helpers/imports';
 
 const ctx = createTestContext();
 afterAll(() => ctx.close());
@@ -172,6 +173,44 @@ describe('POST contacts.erase', () => {
       await worker.stop();
       await receiver.close();
     }
+  });
+
+  it('sends a delivery pending at the erasure without the personal fields, and removes failed import rows holding the person', async () => {
+    const ws = await createWorkspace(ctx.db);
+    const p = newPerson();
+    const receiver = await startReceiver();
+    await insertEndpoint(ctx.db, { orgId: ws.org.id, ownerKeyId: ws.keyId, url: receiver.url });
+    const lead = await call(ws.key, 'leads.create', { name: p.name, phone: p.ukNational, email: p.email, notes: p.leadNotes });
+    // Two rows that fail (a bad email): one names the person, one holds only their phone, written another way.
+    const uk = p.ukNational.replace(/\s/g, '');
+    const csv = `name,phone,email\n"${p.name}",${p.ukNational},not-an-email\nSomeone Else,"(${uk.slice(0, 5)}) ${uk.slice(5, 8)}-${uk.slice(8)}",nope\nKeep Me,+442079460018,bad\n`;
+    const runner = startTestRunner(ctx.db, [ws.org.id]);
+    try {
+      const upload = await uploadImport(ctx.app, ws.key, csv, { type: CSV });
+      expect(upload.status).toBe(202);
+      expect((await waitForImport(ctx.app, ws.key, upload.body.id)).status).toBe('succeeded');
+    } finally {
+      await runner.stop();
+    }
+    const errorsBefore = await ctx.db('import_errors').where({ org_id: ws.org.id }).select('line');
+    expect(new Set(errorsBefore.map((e) => e.line)).size).toBe(3);
+
+    await call(ws.key, 'contacts.erase', { id: lead.contactId });
+    const left = await ctx.db('import_errors').where({ org_id: ws.org.id }).select('row_text');
+    expect(left.map((e) => e.row_text).every((row: string) => row.startsWith('Keep Me'))).toBe(true);
+    expect(left.length).toBeGreaterThan(0);
+
+    const worker = startTestWorker(ctx.db, [ws.org.id]);
+    try {
+      expect(await until(() => receiver.requests.some((r) => r.eventType === 'contact.erased'), 10_000)).toBe(true);
+    } finally {
+      await worker.stop();
+      await receiver.close();
+    }
+    const sent = receiver.requests.map((r) => r.body).join('\n');
+    expect(containing(sent, p.needles())).toEqual([]);
+    const created = JSON.parse(receiver.requests.find((r) => r.eventType === 'lead.created')!.body);
+    expect(created.data.object).toMatchObject({ id: lead.id, contactId: lead.contactId, erased: true });
   });
 
   it('answers 404 for an unknown id and one of another workspace, erasing nothing', async () => {

@@ -17,6 +17,8 @@ export const procedureMethods = {
   'contacts.create': 'POST',
   'contacts.update': 'POST',
   'contacts.delete': 'POST',
+  'contacts.erase': 'POST',
+  'contacts.exportPersonalData': 'GET',
   'clients.getAll': 'GET',
   'clients.getById': 'GET',
   'clients.create': 'POST',
