@@ -233,12 +233,17 @@ describe('POST contacts.erase', () => {
 });
 
 describe('GET contacts.exportPersonalData', () => {
-  it('answers 404 for an unknown id and 403 without contacts.read', async () => {
+  it('answers 404 for an unknown id, and 403 without contacts.read or a read scope of what it answers', async () => {
     const ws = await createWorkspace(ctx.db);
     expectRpcFailure(await rpcGet(ctx.app, 'contacts.exportPersonalData', { id: 'con_3kTMd9VbX2qLr7NwY5pHcZ' }, ws.key), 'NOT_FOUND', 'contacts.exportPersonalData');
     const lead = await call(ws.key, 'leads.create', { name: unique('Kept'), phone: '+442079460018' });
     const { key } = await createKey(ctx.db, ws.org.id, { scopes: ['leads.read'] });
     const res = await rpcGet(ctx.app, 'contacts.exportPersonalData', { id: lead.contactId }, key);
     expect(expectRpcFailure(res, 'FORBIDDEN', 'contacts.exportPersonalData').message).toBe('missing scope: contacts.read');
+    const contactsOnly = (await createKey(ctx.db, ws.org.id, { scopes: ['contacts.read'] })).key;
+    const partial = await rpcGet(ctx.app, 'contacts.exportPersonalData', { id: lead.contactId }, contactsOnly);
+    expect(expectRpcFailure(partial, 'FORBIDDEN', 'contacts.exportPersonalData').message).toBe('missing scope: leads.read');
+    const enough = (await createKey(ctx.db, ws.org.id, { scopes: ['contacts.read', 'leads.read', 'tasks.read', 'clients.read', 'events.read'] })).key;
+    expect(resultOf(await rpcGet(ctx.app, 'contacts.exportPersonalData', { id: lead.contactId }, enough)).leads).toEqual([expect.objectContaining({ id: lead.id })]);
   });
 });

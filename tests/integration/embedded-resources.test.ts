@@ -29,7 +29,9 @@ function embeddedObjects(value: unknown, path: string[] = []): Array<{ path: str
   const found: Array<{ path: string; readScope: string }> = [];
   const prefix = typeof object.id === 'string' ? /^([a-z]+)_/.exec(object.id)?.[1] : undefined;
   const resource = prefix ? RESOURCE_OF_PREFIX[prefix] : undefined;
-  if (resource && Object.keys(object).some((field) => field !== 'id')) found.push({ path: path.join('.') || '(answer)', readScope: `${resource}.read` });
+  // An event's actor ({kind, id}) is a reference, as events.getAll answers it to any events.read.
+  const isReference = Object.keys(object).every((field) => field === 'id' || field === 'kind');
+  if (resource && !isReference) found.push({ path: path.join('.') || '(answer)', readScope: `${resource}.read` });
   for (const [field, child] of Object.entries(object)) found.push(...embeddedObjects(child, [...path, field]));
   return found;
 }
@@ -60,6 +62,7 @@ async function workspaceWithEverything() {
     lead: leadA, toConvert: leadB, toDelete: leadC, client: clientA, clientToDelete: clientB,
     contact: await as('contacts.create', { name: 'Grace Hopper' }),
     contactToDelete: await as('contacts.create', { name: 'Alan Turing' }),
+    contactToErase: await as('contacts.create', { name: 'Ada Lovelace' }),
     task: await as('tasks.create', { title: 'Call back', leadId: leadA.id, clientId: clientA.id }),
     taskToDelete: await as('tasks.create', { title: 'Old' }),
     invoice: await invoice(clientA.id), toPay: await invoice(clientA.id), toVoid: await invoice(clientA.id), invoiceToDelete: await invoice(clientA.id),
@@ -75,7 +78,7 @@ async function workspaceWithEverything() {
 function callsOf(w: Awaited<ReturnType<typeof workspaceWithEverything>>): Array<[string, unknown]> {
   return [
     ['leads.getAll', {}], ['leads.getById', { id: w.lead.id }], ['leads.getCalls', { id: w.lead.id }],
-    ['contacts.getAll', {}], ['contacts.getById', { id: w.contact.id }],
+    ['contacts.getAll', {}], ['contacts.getById', { id: w.contact.id }], ['contacts.exportPersonalData', { id: w.contact.id }],
     ['clients.getAll', {}], ['clients.getById', { id: w.client.id }],
     ['tasks.getAll', {}], ['tasks.getById', { id: w.task.id }],
     ['invoices.getAll', {}], ['invoices.getById', { id: w.invoice.id }],
@@ -91,6 +94,7 @@ function callsOf(w: Awaited<ReturnType<typeof workspaceWithEverything>>): Array<
     ['leads.convert', { id: w.toConvert.id, clientId: w.client.id }],
     ['leads.delete', { id: w.toDelete.id }],
     ['contacts.create', { name: 'Emmy Noether' }], ['contacts.update', { id: w.contact.id, company: 'Erlangen' }], ['contacts.delete', { id: w.contactToDelete.id }],
+    ['contacts.erase', { id: w.contactToErase.id }],
     ['clients.create', { name: 'Teal plc' }], ['clients.update', { id: w.client.id, notes: 'pays on time' }], ['clients.delete', { id: w.clientToDelete.id }],
     ['tasks.create', { title: 'Send quote', leadId: w.lead.id, clientId: w.client.id }], ['tasks.update', { id: w.task.id, title: 'Call back soon' }],
     ['tasks.complete', { id: w.task.id }], ['tasks.delete', { id: w.taskToDelete.id }],

@@ -54,6 +54,8 @@ const RECORD_CASES: Record<string, Record<string, CaseInput>> = {
   'contacts.getById': { id: (_a, b) => ({ id: b.contactId }) },
   'contacts.update': { id: (_a, b) => ({ id: b.contactId, company: 'changed by A' }) },
   'contacts.delete': { id: (_a, b) => ({ id: b.contactId }) },
+  'contacts.erase': { id: (_a, b) => ({ id: b.contactId }) },
+  'contacts.exportPersonalData': { id: (_a, b) => ({ id: b.contactId }) },
   'clients.getById': { id: (_a, b) => ({ id: b.clientId }) },
   'clients.create': { contactId: (_a, b) => ({ name: 'Tenancy', contactId: b.contactId }) },
   'clients.update': {

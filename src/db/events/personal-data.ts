@@ -42,7 +42,7 @@ export async function erasePersonalFields(trx: Knex.Transaction, orgId: string, 
   const fields = `array[${PERSONAL_FIELDS.map((f) => `'${f}'`).join(', ')}]`;
   const { rows } = await trx.raw<{ rows: { id: string }[] }>(
     `update ${TABLES.events} set data = jsonb_set(
-        case when data -> 'call' is not null then jsonb_set(data, '{call}', (data -> 'call') - ${fields}) else data end,
+        case when data -> 'call' is not null then jsonb_set(data, '{call}', ((data -> 'call') - ${fields}) || '{"erased": true}') else data end,
         '{object}', ((data -> 'object') - ${fields}) || '{"erased": true}')
      where org_id = ? and ${PERSON_KEY} = ?
      returning id`,

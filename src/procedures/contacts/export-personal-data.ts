@@ -25,6 +25,9 @@ export const contactsExportPersonalData = defineProcedure({
   name: 'contacts.exportPersonalData',
   method: 'GET',
   scope: 'contacts.read',
+  // It answers the person's leads (with their calls), tasks, clients and events: a key sees no
+  // resource it cannot read (tests/integration/embedded-resources.test.ts), so it needs their read scopes too.
+  alsoScopes: ['leads.read', 'tasks.read', 'clients.read', 'events.read'],
   exposed: true,
   description:
     'Everything the service holds about a person, in one JSON document: the contact, its leads, their calls and tasks, ' +

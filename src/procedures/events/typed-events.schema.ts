@@ -36,7 +36,18 @@ function typedEvent<const T extends EventType, D extends z.ZodRawShape>(type: T,
 
 const leadStatus = z.enum(LEAD_STATUSES);
 const invoiceStatus = z.enum(INVOICE_STATUSES);
-const lead = { object: leadOutput };
+// The events of an erased person (contacts.erase) are kept without the personal fields and say
+// `erased: true` (src/db/events/personal-data.ts): each lead.* and contact.* object is one or the other.
+const PERSONAL = { name: true, phones: true, emails: true, primaryPhone: true, primaryEmail: true, notes: true, externalId: true } as const;
+const erased = z.literal(true).meta({ description: 'The person was erased: the personal fields are gone.' });
+const erasedLeadOutput = leadOutput.omit(PERSONAL).extend({ erased })
+  .meta({ description: 'A lead of an erased person, without its personal fields (name, phones, emails, primaries, notes, externalId).' });
+const erasedContactOutput = contactOutput.omit({ name: true, phones: true, emails: true, primaryPhone: true, primaryEmail: true, externalId: true }).extend({ erased })
+  .meta({ description: 'The contact of an erased person, without its personal fields (name, phones, emails, primaries, externalId).' });
+const erasedCallOutput = leadCallOutput.omit({ notes: true }).extend({ erased })
+  .meta({ description: 'A call on a lead of an erased person, without its notes.' });
+const lead = { object: z.union([leadOutput, erasedLeadOutput]) };
+const contact = { object: z.union([contactOutput, erasedContactOutput]) };
 const invoice = { object: invoiceOutput };
 const contactErasedObject = z
   .strictObject({
@@ -58,15 +69,15 @@ export const typedEventSchemas = [
     from: idOutput('mem').nullable().meta({ description: 'The previous assignee, or null.', examples: [null] }),
     to: idOutput('mem').nullable().meta({ description: 'The new assignee, or null.' }),
   }, 'A lead was assigned to another member, or unassigned.'),
-  typedEvent('lead.call_logged', { ...lead, call: leadCallOutput }, 'A call was logged on a lead.'),
+  typedEvent('lead.call_logged', { ...lead, call: z.union([leadCallOutput, erasedCallOutput]) }, 'A call was logged on a lead.'),
   typedEvent('lead.converted', {
     ...lead,
     client: z.union([clientOutput, clientReferenceOutput]).meta({ description: "The lead's client: whole for a reader with clients.read, else its id only." }),
   }, 'A lead was converted: it is CONVERTED and linked to its client.'),
   typedEvent('lead.deleted', lead, 'A lead was deleted: `object` is the lead as it was.'),
-  typedEvent('contact.created', { object: contactOutput }, 'A contact was created.'),
-  typedEvent('contact.updated', { object: contactOutput }, 'A contact changed.'),
-  typedEvent('contact.deleted', { object: contactOutput }, 'A contact was deleted: `object` is the contact as it was.'),
+  typedEvent('contact.created', contact, 'A contact was created.'),
+  typedEvent('contact.updated', contact, 'A contact changed.'),
+  typedEvent('contact.deleted', contact, 'A contact was deleted: `object` is the contact as it was.'),
   typedEvent('contact.erased', { object: contactErasedObject }, 'A person was erased (contacts.erase): `object` holds the ids only. Their earlier events are kept without the personal fields (`object.erased` is true); erase your own copies.'),
   typedEvent('client.created', { object: clientOutput }, 'A client was created (by clients.create, or by converting a lead).'),
   typedEvent('client.updated', { object: clientOutput }, 'A client changed.'),

@@ -364,7 +364,7 @@ export interface paths {
          * Everything the service holds about a person, in one JSON document: the contact, its leads, their calls and tasks, the clients linked to it and the events that name it (GDPR articles 15 and 20).
          * @description Everything the service holds about a person, in one JSON document: the contact, its leads, their calls and tasks, the clients linked to it and the events that name it (GDPR articles 15 and 20).
          *
-         *     **Required scope:** `contacts.read`
+         *     **Required scopes:** `contacts.read` and `leads.read` and `tasks.read` and `clients.read` and `events.read`
          */
         get: operations["contacts.exportPersonalData"];
         put?: never;
@@ -2298,7 +2298,44 @@ export interface components {
             };
             /** @description The payload of lead.created. */
             data: {
-                object: components["schemas"]["Lead"];
+                object: components["schemas"]["Lead"] | {
+                    /** @example lead_3kTMd9VbX2qLr7NwY5pHcZ */
+                    id: string;
+                    /**
+                     * @description The contact behind the lead (name, phones, emails and company are the contact's).
+                     * @example con_3kTMd9VbX2qLr7NwY5pHcZ
+                     */
+                    contactId: string;
+                    company: string | null;
+                    /** @description Free-text source label. */
+                    source: string | null;
+                    /**
+                     * @example CONTACTED
+                     * @enum {string}
+                     */
+                    status: "NOT_CONTACTED" | "CONTACTED" | "QUALIFIED" | "CONVERTED" | "LOST" | "NO_ANSWER" | "BUSY" | "SWITCHED_OFF" | "OUT_OF_SERVICE" | "WRONG_NUMBER";
+                    /** @description When the next call is scheduled, or null. */
+                    nextCallAt: Date | null;
+                    /**
+                     * Format: date-time
+                     * @example 2026-11-20T14:05:00.000Z
+                     */
+                    createdAt: Date;
+                    /**
+                     * Format: date-time
+                     * @example 2026-11-26T09:30:00.000Z
+                     */
+                    updatedAt: Date;
+                    /** @description The member the lead is assigned to, or null. */
+                    assignedToId: string | null;
+                    /** @description The client the lead is linked to (set by converting it), or null. */
+                    clientId: string | null;
+                    /**
+                     * @description The person was erased: the personal fields are gone.
+                     * @constant
+                     */
+                    erased: true;
+                };
             };
         };
         /** @description A lead changed (also sent beside lead.status_changed, lead.assigned and the others that change it). */
@@ -2332,7 +2369,44 @@ export interface components {
             };
             /** @description The payload of lead.updated. */
             data: {
-                object: components["schemas"]["Lead"];
+                object: components["schemas"]["Lead"] | {
+                    /** @example lead_3kTMd9VbX2qLr7NwY5pHcZ */
+                    id: string;
+                    /**
+                     * @description The contact behind the lead (name, phones, emails and company are the contact's).
+                     * @example con_3kTMd9VbX2qLr7NwY5pHcZ
+                     */
+                    contactId: string;
+                    company: string | null;
+                    /** @description Free-text source label. */
+                    source: string | null;
+                    /**
+                     * @example CONTACTED
+                     * @enum {string}
+                     */
+                    status: "NOT_CONTACTED" | "CONTACTED" | "QUALIFIED" | "CONVERTED" | "LOST" | "NO_ANSWER" | "BUSY" | "SWITCHED_OFF" | "OUT_OF_SERVICE" | "WRONG_NUMBER";
+                    /** @description When the next call is scheduled, or null. */
+                    nextCallAt: Date | null;
+                    /**
+                     * Format: date-time
+                     * @example 2026-11-20T14:05:00.000Z
+                     */
+                    createdAt: Date;
+                    /**
+                     * Format: date-time
+                     * @example 2026-11-26T09:30:00.000Z
+                     */
+                    updatedAt: Date;
+                    /** @description The member the lead is assigned to, or null. */
+                    assignedToId: string | null;
+                    /** @description The client the lead is linked to (set by converting it), or null. */
+                    clientId: string | null;
+                    /**
+                     * @description The person was erased: the personal fields are gone.
+                     * @constant
+                     */
+                    erased: true;
+                };
             };
         };
         /** @description A lead's status changed. */
@@ -2366,7 +2440,44 @@ export interface components {
             };
             /** @description The payload of lead.status_changed. */
             data: {
-                object: components["schemas"]["Lead"];
+                object: components["schemas"]["Lead"] | {
+                    /** @example lead_3kTMd9VbX2qLr7NwY5pHcZ */
+                    id: string;
+                    /**
+                     * @description The contact behind the lead (name, phones, emails and company are the contact's).
+                     * @example con_3kTMd9VbX2qLr7NwY5pHcZ
+                     */
+                    contactId: string;
+                    company: string | null;
+                    /** @description Free-text source label. */
+                    source: string | null;
+                    /**
+                     * @example CONTACTED
+                     * @enum {string}
+                     */
+                    status: "NOT_CONTACTED" | "CONTACTED" | "QUALIFIED" | "CONVERTED" | "LOST" | "NO_ANSWER" | "BUSY" | "SWITCHED_OFF" | "OUT_OF_SERVICE" | "WRONG_NUMBER";
+                    /** @description When the next call is scheduled, or null. */
+                    nextCallAt: Date | null;
+                    /**
+                     * Format: date-time
+                     * @example 2026-11-20T14:05:00.000Z
+                     */
+                    createdAt: Date;
+                    /**
+                     * Format: date-time
+                     * @example 2026-11-26T09:30:00.000Z
+                     */
+                    updatedAt: Date;
+                    /** @description The member the lead is assigned to, or null. */
+                    assignedToId: string | null;
+                    /** @description The client the lead is linked to (set by converting it), or null. */
+                    clientId: string | null;
+                    /**
+                     * @description The person was erased: the personal fields are gone.
+                     * @constant
+                     */
+                    erased: true;
+                };
                 /**
                  * @description The status before.
                  * @example NOT_CONTACTED
@@ -2412,7 +2523,44 @@ export interface components {
             };
             /** @description The payload of lead.assigned. */
             data: {
-                object: components["schemas"]["Lead"];
+                object: components["schemas"]["Lead"] | {
+                    /** @example lead_3kTMd9VbX2qLr7NwY5pHcZ */
+                    id: string;
+                    /**
+                     * @description The contact behind the lead (name, phones, emails and company are the contact's).
+                     * @example con_3kTMd9VbX2qLr7NwY5pHcZ
+                     */
+                    contactId: string;
+                    company: string | null;
+                    /** @description Free-text source label. */
+                    source: string | null;
+                    /**
+                     * @example CONTACTED
+                     * @enum {string}
+                     */
+                    status: "NOT_CONTACTED" | "CONTACTED" | "QUALIFIED" | "CONVERTED" | "LOST" | "NO_ANSWER" | "BUSY" | "SWITCHED_OFF" | "OUT_OF_SERVICE" | "WRONG_NUMBER";
+                    /** @description When the next call is scheduled, or null. */
+                    nextCallAt: Date | null;
+                    /**
+                     * Format: date-time
+                     * @example 2026-11-20T14:05:00.000Z
+                     */
+                    createdAt: Date;
+                    /**
+                     * Format: date-time
+                     * @example 2026-11-26T09:30:00.000Z
+                     */
+                    updatedAt: Date;
+                    /** @description The member the lead is assigned to, or null. */
+                    assignedToId: string | null;
+                    /** @description The client the lead is linked to (set by converting it), or null. */
+                    clientId: string | null;
+                    /**
+                     * @description The person was erased: the personal fields are gone.
+                     * @constant
+                     */
+                    erased: true;
+                };
                 /**
                  * @description The previous assignee, or null.
                  * @example null
@@ -2453,8 +2601,73 @@ export interface components {
             };
             /** @description The payload of lead.call_logged. */
             data: {
-                object: components["schemas"]["Lead"];
-                call: components["schemas"]["LeadCall"];
+                object: components["schemas"]["Lead"] | {
+                    /** @example lead_3kTMd9VbX2qLr7NwY5pHcZ */
+                    id: string;
+                    /**
+                     * @description The contact behind the lead (name, phones, emails and company are the contact's).
+                     * @example con_3kTMd9VbX2qLr7NwY5pHcZ
+                     */
+                    contactId: string;
+                    company: string | null;
+                    /** @description Free-text source label. */
+                    source: string | null;
+                    /**
+                     * @example CONTACTED
+                     * @enum {string}
+                     */
+                    status: "NOT_CONTACTED" | "CONTACTED" | "QUALIFIED" | "CONVERTED" | "LOST" | "NO_ANSWER" | "BUSY" | "SWITCHED_OFF" | "OUT_OF_SERVICE" | "WRONG_NUMBER";
+                    /** @description When the next call is scheduled, or null. */
+                    nextCallAt: Date | null;
+                    /**
+                     * Format: date-time
+                     * @example 2026-11-20T14:05:00.000Z
+                     */
+                    createdAt: Date;
+                    /**
+                     * Format: date-time
+                     * @example 2026-11-26T09:30:00.000Z
+                     */
+                    updatedAt: Date;
+                    /** @description The member the lead is assigned to, or null. */
+                    assignedToId: string | null;
+                    /** @description The client the lead is linked to (set by converting it), or null. */
+                    clientId: string | null;
+                    /**
+                     * @description The person was erased: the personal fields are gone.
+                     * @constant
+                     */
+                    erased: true;
+                };
+                call: components["schemas"]["LeadCall"] | {
+                    /** @example call_3kTMd9VbX2qLr7NwY5pHcZ */
+                    id: string;
+                    /** @example lead_3kTMd9VbX2qLr7NwY5pHcZ */
+                    leadId: string;
+                    /**
+                     * @description The lead's status after the call.
+                     * @example CONTACTED
+                     * @enum {string}
+                     */
+                    outcome: "CONTACTED" | "NO_ANSWER" | "BUSY" | "SWITCHED_OFF" | "OUT_OF_SERVICE" | "WRONG_NUMBER";
+                    /** @description The next call scheduled with this one, or null. */
+                    nextCallAt: Date | null;
+                    /**
+                     * @description Who logged it: the actor's id (an API key's id through the API).
+                     * @example key_3kTMd9VbX2qLr7NwY5pHcZ
+                     */
+                    loggedBy: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-11-26T09:30:00.000Z
+                     */
+                    createdAt: Date;
+                    /**
+                     * @description The person was erased: the personal fields are gone.
+                     * @constant
+                     */
+                    erased: true;
+                };
             };
         };
         /** @description A lead was converted: it is CONVERTED and linked to its client. */
@@ -2488,7 +2701,44 @@ export interface components {
             };
             /** @description The payload of lead.converted. */
             data: {
-                object: components["schemas"]["Lead"];
+                object: components["schemas"]["Lead"] | {
+                    /** @example lead_3kTMd9VbX2qLr7NwY5pHcZ */
+                    id: string;
+                    /**
+                     * @description The contact behind the lead (name, phones, emails and company are the contact's).
+                     * @example con_3kTMd9VbX2qLr7NwY5pHcZ
+                     */
+                    contactId: string;
+                    company: string | null;
+                    /** @description Free-text source label. */
+                    source: string | null;
+                    /**
+                     * @example CONTACTED
+                     * @enum {string}
+                     */
+                    status: "NOT_CONTACTED" | "CONTACTED" | "QUALIFIED" | "CONVERTED" | "LOST" | "NO_ANSWER" | "BUSY" | "SWITCHED_OFF" | "OUT_OF_SERVICE" | "WRONG_NUMBER";
+                    /** @description When the next call is scheduled, or null. */
+                    nextCallAt: Date | null;
+                    /**
+                     * Format: date-time
+                     * @example 2026-11-20T14:05:00.000Z
+                     */
+                    createdAt: Date;
+                    /**
+                     * Format: date-time
+                     * @example 2026-11-26T09:30:00.000Z
+                     */
+                    updatedAt: Date;
+                    /** @description The member the lead is assigned to, or null. */
+                    assignedToId: string | null;
+                    /** @description The client the lead is linked to (set by converting it), or null. */
+                    clientId: string | null;
+                    /**
+                     * @description The person was erased: the personal fields are gone.
+                     * @constant
+                     */
+                    erased: true;
+                };
                 /** @description The lead's client: whole for a reader with clients.read, else its id only. */
                 client: components["schemas"]["Client"] | {
                     /** @example cli_3kTMd9VbX2qLr7NwY5pHcZ */
@@ -2527,7 +2777,44 @@ export interface components {
             };
             /** @description The payload of lead.deleted. */
             data: {
-                object: components["schemas"]["Lead"];
+                object: components["schemas"]["Lead"] | {
+                    /** @example lead_3kTMd9VbX2qLr7NwY5pHcZ */
+                    id: string;
+                    /**
+                     * @description The contact behind the lead (name, phones, emails and company are the contact's).
+                     * @example con_3kTMd9VbX2qLr7NwY5pHcZ
+                     */
+                    contactId: string;
+                    company: string | null;
+                    /** @description Free-text source label. */
+                    source: string | null;
+                    /**
+                     * @example CONTACTED
+                     * @enum {string}
+                     */
+                    status: "NOT_CONTACTED" | "CONTACTED" | "QUALIFIED" | "CONVERTED" | "LOST" | "NO_ANSWER" | "BUSY" | "SWITCHED_OFF" | "OUT_OF_SERVICE" | "WRONG_NUMBER";
+                    /** @description When the next call is scheduled, or null. */
+                    nextCallAt: Date | null;
+                    /**
+                     * Format: date-time
+                     * @example 2026-11-20T14:05:00.000Z
+                     */
+                    createdAt: Date;
+                    /**
+                     * Format: date-time
+                     * @example 2026-11-26T09:30:00.000Z
+                     */
+                    updatedAt: Date;
+                    /** @description The member the lead is assigned to, or null. */
+                    assignedToId: string | null;
+                    /** @description The client the lead is linked to (set by converting it), or null. */
+                    clientId: string | null;
+                    /**
+                     * @description The person was erased: the personal fields are gone.
+                     * @constant
+                     */
+                    erased: true;
+                };
             };
         };
         /** @description A contact was created. */
@@ -2561,7 +2848,26 @@ export interface components {
             };
             /** @description The payload of contact.created. */
             data: {
-                object: components["schemas"]["Contact"];
+                object: components["schemas"]["Contact"] | {
+                    /** @example con_3kTMd9VbX2qLr7NwY5pHcZ */
+                    id: string;
+                    company: string | null;
+                    /**
+                     * Format: date-time
+                     * @example 2026-11-20T14:05:00.000Z
+                     */
+                    createdAt: Date;
+                    /**
+                     * Format: date-time
+                     * @example 2026-11-26T09:30:00.000Z
+                     */
+                    updatedAt: Date;
+                    /**
+                     * @description The person was erased: the personal fields are gone.
+                     * @constant
+                     */
+                    erased: true;
+                };
             };
         };
         /** @description A contact changed. */
@@ -2595,7 +2901,26 @@ export interface components {
             };
             /** @description The payload of contact.updated. */
             data: {
-                object: components["schemas"]["Contact"];
+                object: components["schemas"]["Contact"] | {
+                    /** @example con_3kTMd9VbX2qLr7NwY5pHcZ */
+                    id: string;
+                    company: string | null;
+                    /**
+                     * Format: date-time
+                     * @example 2026-11-20T14:05:00.000Z
+                     */
+                    createdAt: Date;
+                    /**
+                     * Format: date-time
+                     * @example 2026-11-26T09:30:00.000Z
+                     */
+                    updatedAt: Date;
+                    /**
+                     * @description The person was erased: the personal fields are gone.
+                     * @constant
+                     */
+                    erased: true;
+                };
             };
         };
         /** @description A contact was deleted: `object` is the contact as it was. */
@@ -2629,7 +2954,26 @@ export interface components {
             };
             /** @description The payload of contact.deleted. */
             data: {
-                object: components["schemas"]["Contact"];
+                object: components["schemas"]["Contact"] | {
+                    /** @example con_3kTMd9VbX2qLr7NwY5pHcZ */
+                    id: string;
+                    company: string | null;
+                    /**
+                     * Format: date-time
+                     * @example 2026-11-20T14:05:00.000Z
+                     */
+                    createdAt: Date;
+                    /**
+                     * Format: date-time
+                     * @example 2026-11-26T09:30:00.000Z
+                     */
+                    updatedAt: Date;
+                    /**
+                     * @description The person was erased: the personal fields are gone.
+                     * @constant
+                     */
+                    erased: true;
+                };
             };
         };
         /** @description A person was erased (contacts.erase): `object` holds the ids only. Their earlier events are kept without the personal fields (`object.erased` is true); erase your own copies. */
