@@ -133,6 +133,9 @@ describe('typed events in the OpenAPI document', () => {
     await recordEveryType(ws.key, ws.member.id);
     await recordImportEvents(ws);
     expect(await until(async () => (await allEventsAsSent(ws.key)).some((e) => e.type === 'webhook.disabled'), 15_000)).toBe(true);
+    // Catch-up answers an event once every older transaction has ended (the worker's included): wait for all of them.
+    const recorded = Number((await ctx.db('events').where({ org_id: ws.org.id }).count({ n: '*' }))[0]!.n);
+    expect(await until(async () => (await allEventsAsSent(ws.key)).length === recorded, 5_000)).toBe(true);
 
     const check = validator();
     const events = await allEventsAsSent(ws.key);
@@ -183,6 +186,8 @@ describe('typed events in the OpenAPI document', () => {
     const { key } = await createKey(ctx.db, ws.org.id, { scopes: ['events.read', 'leads.read'] });
 
     const check = validator();
+    // Catch-up answers an event once every older transaction (of any workspace) has ended.
+    expect(await until(async () => (await allEventsAsSent(key)).some((e) => e.type === 'lead.converted'), 5_000)).toBe(true);
     const [converted] = (await allEventsAsSent(key)).filter((e) => e.type === 'lead.converted');
     expect(Object.keys(converted.data.client)).toEqual(['id']);
     expect(check('components/schemas/LeadConvertedEvent', converted)).toEqual([]);

@@ -40,11 +40,11 @@ const invoiceStatus = z.enum(INVOICE_STATUSES);
 // `erased: true` (src/db/events/personal-data.ts): each lead.* and contact.* object is one or the other.
 const PERSONAL = { name: true, phones: true, emails: true, primaryPhone: true, primaryEmail: true, notes: true, externalId: true } as const;
 const erased = z.literal(true).meta({ description: 'The person was erased: the personal fields are gone.' });
-const erasedLeadOutput = leadOutput.omit(PERSONAL).extend({ erased })
+export const erasedLeadOutput = leadOutput.omit(PERSONAL).extend({ erased })
   .meta({ description: 'A lead of an erased person, without its personal fields (name, phones, emails, primaries, notes, externalId).' });
-const erasedContactOutput = contactOutput.omit({ name: true, phones: true, emails: true, primaryPhone: true, primaryEmail: true, externalId: true }).extend({ erased })
+export const erasedContactOutput = contactOutput.omit({ name: true, phones: true, emails: true, primaryPhone: true, primaryEmail: true, externalId: true }).extend({ erased })
   .meta({ description: 'The contact of an erased person, without its personal fields (name, phones, emails, primaries, externalId).' });
-const erasedCallOutput = leadCallOutput.omit({ notes: true }).extend({ erased })
+export const erasedCallOutput = leadCallOutput.omit({ notes: true }).extend({ erased })
   .meta({ description: 'A call on a lead of an erased person, without its notes.' });
 const lead = { object: z.union([leadOutput, erasedLeadOutput]) };
 const contact = { object: z.union([contactOutput, erasedContactOutput]) };
