@@ -7,7 +7,7 @@ import { taskOutput } from '../procedures/tasks/task.schema';
 import { invoiceItemOutput, invoiceOutput } from '../procedures/invoices/invoice.schema';
 import { memberOutput } from '../procedures/org-members/member.schema';
 import { eventOutput } from '../procedures/events/event.schema';
-import { erasedCallOutput, erasedContactOutput, erasedLeadOutput, eventSchemaName, typedEventSchemas } from '../procedures/events/typed-events.schema';
+import { eventSchemaName, typedEventSchemas } from '../procedures/events/typed-events.schema';
 import { endpointOutput } from '../procedures/webhooks/endpoint.schema';
 import { deliveryAttemptOutput, deliveryOutput } from '../procedures/webhooks/delivery.schema';
 import { cursorPaginationOutput, paginationOutput } from '../procedures/shared/output-fields';
@@ -29,10 +29,6 @@ export const NAMED_OUTPUTS: ReadonlyArray<readonly [z.ZodType, string]> = [
   [invoiceOutput, 'Invoice'],
   [invoiceItemOutput, 'InvoiceItem'],
   [memberOutput, 'OrgMember'],
-  // What an erased person's events hold in place of a Lead, Contact or LeadCall (contacts.erase).
-  [erasedLeadOutput, 'ErasedLead'],
-  [erasedContactOutput, 'ErasedContact'],
-  [erasedCallOutput, 'ErasedLeadCall'],
   // Written as the union of the typed events below (event-webhooks.ts): what each type carries.
   [eventOutput, 'Event'],
   ...typedEventSchemas.map((schema) => [schema, eventSchemaName(schema.shape.type.value)] as const),

@@ -159,13 +159,24 @@ describe('POST contacts.erase', () => {
 
       // contact.erased carries the ids only; the audit row holds no personal data.
       const erasedEvent = (await ctx.db('events').where({ org_id: ws.org.id, type: 'contact.erased' }).select('data', 'actor_id'))[0];
-      expect(erasedEvent).toEqual({ data: { object: { id: contactId, leadIds: erased.leadIds } }, actor_id: ws.keyId });
+      expect(erasedEvent).toEqual({
+        data: {
+          object: {
+            id: contactId, name: '', phones: [], emails: [], primaryPhone: null, primaryEmail: null, company: null, externalId: null,
+            createdAt: expect.any(String), updatedAt: expect.any(String),
+          },
+          leadIds: erased.leadIds,
+          erased: true,
+        },
+        actor_id: ws.keyId,
+      });
       const audit = await ctx.db('erasures').where({ org_id: ws.org.id }).select('id', 'contact_id', 'lead_ids', 'actor_kind', 'actor_id');
       expect(audit).toEqual([{ id: erased.erasureId, contact_id: contactId, lead_ids: erased.leadIds, actor_kind: 'apiKey', actor_id: ws.keyId }]);
       // The person's earlier events stay, marked, without the personal fields.
       const kept = await ctx.db('events').where({ org_id: ws.org.id, object_id: lead1.id, type: 'lead.created' }).first('data');
-      expect(kept.data.object).toMatchObject({ id: lead1.id, contactId, erased: true });
-      expect(kept.data.object).not.toHaveProperty('name');
+      expect(kept.data).toMatchObject({ erased: true, object: { id: lead1.id, contactId, name: '', phones: [], emails: [], notes: null, status: 'NOT_CONTACTED' } });
+      const logged = await ctx.db('events').where({ org_id: ws.org.id, object_id: lead1.id, type: 'lead.call_logged' }).first('data');
+      expect(logged.data).toMatchObject({ erased: true, call: { outcome: 'CONTACTED', notes: null } });
 
       // Erasing again is a 404.
       expectRpcFailure(await rpcPost(ctx.app, 'contacts.erase', { id: contactId }, ws.key), 'NOT_FOUND', 'contacts.erase');
@@ -210,7 +221,7 @@ describe('POST contacts.erase', () => {
     const sent = receiver.requests.map((r) => r.body).join('\n');
     expect(containing(sent, p.needles())).toEqual([]);
     const created = JSON.parse(receiver.requests.find((r) => r.eventType === 'lead.created')!.body);
-    expect(created.data.object).toMatchObject({ id: lead.id, contactId: lead.contactId, erased: true });
+    expect(created.data).toMatchObject({ erased: true, object: { id: lead.id, contactId: lead.contactId, name: '', phones: [] } });
   });
 
   it('answers 404 for an unknown id and one of another workspace, erasing nothing', async () => {

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { TABLES } from '../tables';
+import { toContact, type Contact, type ContactRow } from '../contacts';
 import { newId } from '../../domain/ids';
 import { addToCounts } from '../leads/counters';
 import { erasePersonalFields, leadIdsNamingContact } from '../events/personal-data';
@@ -62,13 +63,17 @@ function escapeLike(text: string): string {
 
 /**
  * Erases the contact and everything that holds its person (ERASE_STEPS), then writes the audit
- * row: who, when, which ids, nothing personal. Undefined when the workspace has no such contact.
+ * row: who, when, which ids, nothing personal. Answers the contact as it was (for the caller's
+ * event, blanked there); undefined when the workspace has no such contact.
  */
 export async function eraseContact(
   trx: Knex.Transaction, orgId: string, contactId: string, audit: { actor: { kind: string; id: string }; requestId: string | null },
-): Promise<{ erasureId: string; contactId: string; leadIds: string[] } | undefined> {
-  const contact = await trx(TABLES.contacts).select('name', 'phones', 'emails').where({ org_id: orgId, id: contactId }).forUpdate().first();
-  if (!contact) return undefined;
+): Promise<{ erasureId: string; contact: Contact; leadIds: string[] } | undefined> {
+  const row: ContactRow | undefined = await trx(TABLES.contacts)
+    .select('id', 'name', 'phones', 'emails', 'company', 'created_at', 'updated_at', 'external_id')
+    .where({ org_id: orgId, id: contactId }).forUpdate().first();
+  if (!row) return undefined;
+  const contact = toContact(row);
   const leads: { id: string }[] = await trx(TABLES.leads).select('id').where({ org_id: orgId, contact_id: contactId }).orderBy('id').forUpdate();
   const earlier = await leadIdsNamingContact(trx, orgId, contactId);
   const current = leads.map((l) => l.id);
@@ -82,5 +87,5 @@ export async function eraseContact(
     org_id: orgId, id: erasureId, contact_id: contactId, lead_ids: leadIds,
     actor_kind: audit.actor.kind, actor_id: audit.actor.id, request_id: audit.requestId,
   });
-  return { erasureId, contactId, leadIds };
+  return { erasureId, contact, leadIds };
 }

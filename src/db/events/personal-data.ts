@@ -9,8 +9,24 @@ import { EVENT_COLUMNS, toEvent, type EventRow, type WorkspaceEvent } from './in
 // person's leads deleted before; any other event to its object (contact.*: the contact).
 const PERSON_KEY = `(case when type like 'lead.%' then data #>> '{object,contactId}' else object_id end)`;
 
-/** The fields of an event's object (and of a logged call) that are a person's data: removed by an erasure. */
-export const PERSONAL_FIELDS = ['name', 'phones', 'emails', 'primaryPhone', 'primaryEmail', 'notes', 'externalId'] as const;
+/**
+ * What an erasure writes over the personal fields of an event's object (and of a logged call):
+ * blanks of each field's type, so the objects keep the shape clients are typed against.
+ */
+export const BLANK_PERSONAL_FIELDS = {
+  name: '', phones: [], emails: [], primaryPhone: null, primaryEmail: null, notes: null, externalId: null,
+} as const;
+
+/** `object` with those of its fields that are personal blanked (the fields it lacks stay absent). */
+export function blankPersonalFields<T extends object>(object: T): T {
+  const blanks = Object.entries(BLANK_PERSONAL_FIELDS).filter(([field]) => field in object);
+  return { ...object, ...Object.fromEntries(blanks) };
+}
+
+// No `::` casts below: the statement takes named bindings, which knex reads `:name` in.
+/** The SQL of blankPersonalFields on a jsonb expression: the blanks of the keys it has, merged over it. */
+const blanked = (json: string) => `(${json} || coalesce((select jsonb_object_agg(b.key, b.value) from jsonb_each(cast(:blanks as jsonb)) b
+  where b.key in (select jsonb_object_keys(${json}))), cast('{}' as jsonb)))`;
 
 /** The ids of the leads whose events name the contact: its leads today and any deleted before. */
 export async function leadIdsNamingContact(db: Db, orgId: string, contactId: string): Promise<string[]> {
@@ -32,21 +48,20 @@ export async function listNamingContact(db: Db, orgId: string, contactId: string
 }
 
 /**
- * Keeps the person's events as records that something happened, without the personal fields:
- * `data.object` (and a logged call, `data.call`) lose PERSONAL_FIELDS and say `erased: true`.
- * Pending webhook deliveries read the event when they are sent, so they go out so reduced.
+ * Keeps the person's events as records that something happened, without the personal data:
+ * `data.object` (and a logged call, `data.call`) get BLANK_PERSONAL_FIELDS and `data.erased` is
+ * true. Pending webhook deliveries read the event when they are sent, so they go out so blanked.
  * Then the attempts of their deliveries lose the receiver's response excerpt, which may echo the
  * body. Answers the ids of the events changed.
  */
 export async function erasePersonalFields(trx: Knex.Transaction, orgId: string, contactId: string): Promise<string[]> {
-  const fields = `array[${PERSONAL_FIELDS.map((f) => `'${f}'`).join(', ')}]`;
   const { rows } = await trx.raw<{ rows: { id: string }[] }>(
     `update ${TABLES.events} set data = jsonb_set(
-        case when data -> 'call' is not null then jsonb_set(data, '{call}', ((data -> 'call') - ${fields}) || '{"erased": true}') else data end,
-        '{object}', ((data -> 'object') - ${fields}) || '{"erased": true}')
-     where org_id = ? and ${PERSON_KEY} = ?
+        case when data -> 'call' is not null then jsonb_set(data, '{call}', ${blanked("data -> 'call'")}) else data end,
+        '{object}', ${blanked("data -> 'object'")}) || cast('{"erased": true}' as jsonb)
+     where org_id = :orgId and ${PERSON_KEY} = :contactId
      returning id`,
-    [orgId, contactId],
+    { orgId, contactId, blanks: JSON.stringify(BLANK_PERSONAL_FIELDS) },
   );
   const eventIds = rows.map((r) => r.id);
   if (eventIds.length > 0) {

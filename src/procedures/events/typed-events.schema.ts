@@ -36,25 +36,13 @@ function typedEvent<const T extends EventType, D extends z.ZodRawShape>(type: T,
 
 const leadStatus = z.enum(LEAD_STATUSES);
 const invoiceStatus = z.enum(INVOICE_STATUSES);
-// The events of an erased person (contacts.erase) are kept without the personal fields and say
-// `erased: true` (src/db/events/personal-data.ts): each lead.* and contact.* object is one or the other.
-const PERSONAL = { name: true, phones: true, emails: true, primaryPhone: true, primaryEmail: true, notes: true, externalId: true } as const;
-const erased = z.literal(true).meta({ description: 'The person was erased: the personal fields are gone.' });
-export const erasedLeadOutput = leadOutput.omit(PERSONAL).extend({ erased })
-  .meta({ description: 'A lead of an erased person, without its personal fields (name, phones, emails, primaries, notes, externalId).' });
-export const erasedContactOutput = contactOutput.omit({ name: true, phones: true, emails: true, primaryPhone: true, primaryEmail: true, externalId: true }).extend({ erased })
-  .meta({ description: 'The contact of an erased person, without its personal fields (name, phones, emails, primaries, externalId).' });
-export const erasedCallOutput = leadCallOutput.omit({ notes: true }).extend({ erased })
-  .meta({ description: 'A call on a lead of an erased person, without its notes.' });
-const lead = { object: z.union([leadOutput, erasedLeadOutput]) };
-const contact = { object: z.union([contactOutput, erasedContactOutput]) };
+// The events of an erased person (contacts.erase) are kept with the personal fields blanked
+// (src/db/events/personal-data.ts): the objects keep their shape, and `erased` says so.
+const erased = z.literal(true).optional()
+  .meta({ description: "Present when the person was erased (contacts.erase): the object's personal fields are blank (name \"\", phones and emails [], primaries, notes and externalId null; a call's notes null)." });
+const lead = { object: leadOutput, erased };
+const contact = { object: contactOutput, erased };
 const invoice = { object: invoiceOutput };
-const contactErasedObject = z
-  .strictObject({
-    id: idOutput('con'),
-    leadIds: z.array(idOutput('lead')).meta({ description: 'The leads erased with the contact, including any deleted before.' }),
-  })
-  .meta({ description: 'The erased contact and leads, by id only.' });
 
 export const typedEventSchemas = [
   typedEvent('lead.created', lead, 'A lead was created (with its contact: a contact.created comes with it).'),
@@ -69,7 +57,7 @@ export const typedEventSchemas = [
     from: idOutput('mem').nullable().meta({ description: 'The previous assignee, or null.', examples: [null] }),
     to: idOutput('mem').nullable().meta({ description: 'The new assignee, or null.' }),
   }, 'A lead was assigned to another member, or unassigned.'),
-  typedEvent('lead.call_logged', { ...lead, call: z.union([leadCallOutput, erasedCallOutput]) }, 'A call was logged on a lead.'),
+  typedEvent('lead.call_logged', { ...lead, call: leadCallOutput }, 'A call was logged on a lead.'),
   typedEvent('lead.converted', {
     ...lead,
     client: z.union([clientOutput, clientReferenceOutput]).meta({ description: "The lead's client: whole for a reader with clients.read, else its id only." }),
@@ -78,7 +66,12 @@ export const typedEventSchemas = [
   typedEvent('contact.created', contact, 'A contact was created.'),
   typedEvent('contact.updated', contact, 'A contact changed.'),
   typedEvent('contact.deleted', contact, 'A contact was deleted: `object` is the contact as it was.'),
-  typedEvent('contact.erased', { object: contactErasedObject }, 'A person was erased (contacts.erase): `object` holds the ids only. Their earlier events are kept without the personal fields (`object.erased` is true); erase your own copies.'),
+  typedEvent('contact.erased', {
+    object: contactOutput,
+    leadIds: z.array(idOutput('lead')).meta({ description: 'The leads erased with the contact, including any deleted before.' }),
+    erased: z.literal(true),
+  }, 'A person was erased (contacts.erase): `object` is the contact with every personal field blank, `leadIds` its leads. ' +
+    'Their earlier events are kept with the personal fields blank and `erased: true`; erase your own copies.'),
   typedEvent('client.created', { object: clientOutput }, 'A client was created (by clients.create, or by converting a lead).'),
   typedEvent('client.updated', { object: clientOutput }, 'A client changed.'),
   typedEvent('client.deleted', { object: clientOutput }, 'A client was deleted: `object` is the client as it was.'),

@@ -341,8 +341,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Forgets a person for good (GDPR article 17): the contact, its leads with their calls and stored copies, the personal fields of their events and webhook attempts, stored idempotent answers and failed import rows that hold them. Clients and tasks keep their own fields and lose the link. Records contact.erased (ids only) and an audit row. No undo.
-         * @description Forgets a person for good (GDPR article 17): the contact, its leads with their calls and stored copies, the personal fields of their events and webhook attempts, stored idempotent answers and failed import rows that hold them. Clients and tasks keep their own fields and lose the link. Records contact.erased (ids only) and an audit row. No undo.
+         * Forgets a person for good (GDPR article 17): the contact, its leads with their calls and stored copies, the personal fields of their events and webhook attempts, stored idempotent answers and failed import rows that hold them. Clients and tasks keep their own fields and lose the link. Records contact.erased (the ids, personal fields blank) and an audit row. No undo.
+         * @description Forgets a person for good (GDPR article 17): the contact, its leads with their calls and stored copies, the personal fields of their events and webhook attempts, stored idempotent answers and failed import rows that hold them. Clients and tasks keep their own fields and lose the link. Records contact.erased (the ids, personal fields blank) and an audit row. No undo.
          *
          *     **Required scope:** `contacts.erase`
          */
@@ -2265,96 +2265,6 @@ export interface components {
              */
             createdAt: Date;
         };
-        /** @description A lead of an erased person, without its personal fields (name, phones, emails, primaries, notes, externalId). */
-        ErasedLead: {
-            /** @example lead_3kTMd9VbX2qLr7NwY5pHcZ */
-            id: string;
-            /**
-             * @description The contact behind the lead (name, phones, emails and company are the contact's).
-             * @example con_3kTMd9VbX2qLr7NwY5pHcZ
-             */
-            contactId: string;
-            company: string | null;
-            /** @description Free-text source label. */
-            source: string | null;
-            /**
-             * @example CONTACTED
-             * @enum {string}
-             */
-            status: "NOT_CONTACTED" | "CONTACTED" | "QUALIFIED" | "CONVERTED" | "LOST" | "NO_ANSWER" | "BUSY" | "SWITCHED_OFF" | "OUT_OF_SERVICE" | "WRONG_NUMBER";
-            /** @description When the next call is scheduled, or null. */
-            nextCallAt: Date | null;
-            /**
-             * Format: date-time
-             * @example 2026-11-20T14:05:00.000Z
-             */
-            createdAt: Date;
-            /**
-             * Format: date-time
-             * @example 2026-11-26T09:30:00.000Z
-             */
-            updatedAt: Date;
-            /** @description The member the lead is assigned to, or null. */
-            assignedToId: string | null;
-            /** @description The client the lead is linked to (set by converting it), or null. */
-            clientId: string | null;
-            /**
-             * @description The person was erased: the personal fields are gone.
-             * @constant
-             */
-            erased: true;
-        };
-        /** @description The contact of an erased person, without its personal fields (name, phones, emails, primaries, externalId). */
-        ErasedContact: {
-            /** @example con_3kTMd9VbX2qLr7NwY5pHcZ */
-            id: string;
-            company: string | null;
-            /**
-             * Format: date-time
-             * @example 2026-11-20T14:05:00.000Z
-             */
-            createdAt: Date;
-            /**
-             * Format: date-time
-             * @example 2026-11-26T09:30:00.000Z
-             */
-            updatedAt: Date;
-            /**
-             * @description The person was erased: the personal fields are gone.
-             * @constant
-             */
-            erased: true;
-        };
-        /** @description A call on a lead of an erased person, without its notes. */
-        ErasedLeadCall: {
-            /** @example call_3kTMd9VbX2qLr7NwY5pHcZ */
-            id: string;
-            /** @example lead_3kTMd9VbX2qLr7NwY5pHcZ */
-            leadId: string;
-            /**
-             * @description The lead's status after the call.
-             * @example CONTACTED
-             * @enum {string}
-             */
-            outcome: "CONTACTED" | "NO_ANSWER" | "BUSY" | "SWITCHED_OFF" | "OUT_OF_SERVICE" | "WRONG_NUMBER";
-            /** @description The next call scheduled with this one, or null. */
-            nextCallAt: Date | null;
-            /**
-             * @description Who logged it: the actor's id (an API key's id through the API).
-             * @example key_3kTMd9VbX2qLr7NwY5pHcZ
-             */
-            loggedBy: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-26T09:30:00.000Z
-             */
-            createdAt: Date;
-            /**
-             * @description The person was erased: the personal fields are gone.
-             * @constant
-             */
-            erased: true;
-        };
         /** @description Something that changed in the workspace: `type` says what, and so what `data` holds. Date-times inside `data` are ISO 8601 text in every answer (the object as it was recorded; `meta` does not name them): the client package revives them. */
         Event: components["schemas"]["LeadCreatedEvent"] | components["schemas"]["LeadUpdatedEvent"] | components["schemas"]["LeadStatusChangedEvent"] | components["schemas"]["LeadAssignedEvent"] | components["schemas"]["LeadCallLoggedEvent"] | components["schemas"]["LeadConvertedEvent"] | components["schemas"]["LeadDeletedEvent"] | components["schemas"]["ContactCreatedEvent"] | components["schemas"]["ContactUpdatedEvent"] | components["schemas"]["ContactDeletedEvent"] | components["schemas"]["ContactErasedEvent"] | components["schemas"]["ClientCreatedEvent"] | components["schemas"]["ClientUpdatedEvent"] | components["schemas"]["ClientDeletedEvent"] | components["schemas"]["TaskCreatedEvent"] | components["schemas"]["TaskUpdatedEvent"] | components["schemas"]["TaskCompletedEvent"] | components["schemas"]["TaskDeletedEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceUpdatedEvent"] | components["schemas"]["InvoiceSentEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceDeletedEvent"] | components["schemas"]["WebhookDisabledEvent"] | components["schemas"]["ImportCompletedEvent"] | components["schemas"]["ImportFailedEvent"];
         /** @description A lead was created (with its contact: a contact.created comes with it). */
@@ -2388,7 +2298,12 @@ export interface components {
             };
             /** @description The payload of lead.created. */
             data: {
-                object: components["schemas"]["Lead"] | components["schemas"]["ErasedLead"];
+                object: components["schemas"]["Lead"];
+                /**
+                 * @description Present when the person was erased (contacts.erase): the object's personal fields are blank (name "", phones and emails [], primaries, notes and externalId null; a call's notes null).
+                 * @constant
+                 */
+                erased?: true;
             };
         };
         /** @description A lead changed (also sent beside lead.status_changed, lead.assigned and the others that change it). */
@@ -2422,7 +2337,12 @@ export interface components {
             };
             /** @description The payload of lead.updated. */
             data: {
-                object: components["schemas"]["Lead"] | components["schemas"]["ErasedLead"];
+                object: components["schemas"]["Lead"];
+                /**
+                 * @description Present when the person was erased (contacts.erase): the object's personal fields are blank (name "", phones and emails [], primaries, notes and externalId null; a call's notes null).
+                 * @constant
+                 */
+                erased?: true;
             };
         };
         /** @description A lead's status changed. */
@@ -2456,7 +2376,12 @@ export interface components {
             };
             /** @description The payload of lead.status_changed. */
             data: {
-                object: components["schemas"]["Lead"] | components["schemas"]["ErasedLead"];
+                object: components["schemas"]["Lead"];
+                /**
+                 * @description Present when the person was erased (contacts.erase): the object's personal fields are blank (name "", phones and emails [], primaries, notes and externalId null; a call's notes null).
+                 * @constant
+                 */
+                erased?: true;
                 /**
                  * @description The status before.
                  * @example NOT_CONTACTED
@@ -2502,7 +2427,12 @@ export interface components {
             };
             /** @description The payload of lead.assigned. */
             data: {
-                object: components["schemas"]["Lead"] | components["schemas"]["ErasedLead"];
+                object: components["schemas"]["Lead"];
+                /**
+                 * @description Present when the person was erased (contacts.erase): the object's personal fields are blank (name "", phones and emails [], primaries, notes and externalId null; a call's notes null).
+                 * @constant
+                 */
+                erased?: true;
                 /**
                  * @description The previous assignee, or null.
                  * @example null
@@ -2543,8 +2473,13 @@ export interface components {
             };
             /** @description The payload of lead.call_logged. */
             data: {
-                object: components["schemas"]["Lead"] | components["schemas"]["ErasedLead"];
-                call: components["schemas"]["LeadCall"] | components["schemas"]["ErasedLeadCall"];
+                object: components["schemas"]["Lead"];
+                /**
+                 * @description Present when the person was erased (contacts.erase): the object's personal fields are blank (name "", phones and emails [], primaries, notes and externalId null; a call's notes null).
+                 * @constant
+                 */
+                erased?: true;
+                call: components["schemas"]["LeadCall"];
             };
         };
         /** @description A lead was converted: it is CONVERTED and linked to its client. */
@@ -2578,7 +2513,12 @@ export interface components {
             };
             /** @description The payload of lead.converted. */
             data: {
-                object: components["schemas"]["Lead"] | components["schemas"]["ErasedLead"];
+                object: components["schemas"]["Lead"];
+                /**
+                 * @description Present when the person was erased (contacts.erase): the object's personal fields are blank (name "", phones and emails [], primaries, notes and externalId null; a call's notes null).
+                 * @constant
+                 */
+                erased?: true;
                 /** @description The lead's client: whole for a reader with clients.read, else its id only. */
                 client: components["schemas"]["Client"] | {
                     /** @example cli_3kTMd9VbX2qLr7NwY5pHcZ */
@@ -2617,7 +2557,12 @@ export interface components {
             };
             /** @description The payload of lead.deleted. */
             data: {
-                object: components["schemas"]["Lead"] | components["schemas"]["ErasedLead"];
+                object: components["schemas"]["Lead"];
+                /**
+                 * @description Present when the person was erased (contacts.erase): the object's personal fields are blank (name "", phones and emails [], primaries, notes and externalId null; a call's notes null).
+                 * @constant
+                 */
+                erased?: true;
             };
         };
         /** @description A contact was created. */
@@ -2651,7 +2596,12 @@ export interface components {
             };
             /** @description The payload of contact.created. */
             data: {
-                object: components["schemas"]["Contact"] | components["schemas"]["ErasedContact"];
+                object: components["schemas"]["Contact"];
+                /**
+                 * @description Present when the person was erased (contacts.erase): the object's personal fields are blank (name "", phones and emails [], primaries, notes and externalId null; a call's notes null).
+                 * @constant
+                 */
+                erased?: true;
             };
         };
         /** @description A contact changed. */
@@ -2685,7 +2635,12 @@ export interface components {
             };
             /** @description The payload of contact.updated. */
             data: {
-                object: components["schemas"]["Contact"] | components["schemas"]["ErasedContact"];
+                object: components["schemas"]["Contact"];
+                /**
+                 * @description Present when the person was erased (contacts.erase): the object's personal fields are blank (name "", phones and emails [], primaries, notes and externalId null; a call's notes null).
+                 * @constant
+                 */
+                erased?: true;
             };
         };
         /** @description A contact was deleted: `object` is the contact as it was. */
@@ -2719,10 +2674,15 @@ export interface components {
             };
             /** @description The payload of contact.deleted. */
             data: {
-                object: components["schemas"]["Contact"] | components["schemas"]["ErasedContact"];
+                object: components["schemas"]["Contact"];
+                /**
+                 * @description Present when the person was erased (contacts.erase): the object's personal fields are blank (name "", phones and emails [], primaries, notes and externalId null; a call's notes null).
+                 * @constant
+                 */
+                erased?: true;
             };
         };
-        /** @description A person was erased (contacts.erase): `object` holds the ids only. Their earlier events are kept without the personal fields (`object.erased` is true); erase your own copies. */
+        /** @description A person was erased (contacts.erase): `object` is the contact with every personal field blank, `leadIds` its leads. Their earlier events are kept with the personal fields blank and `erased: true`; erase your own copies. */
         ContactErasedEvent: {
             /** @example evt_3kTMd9VbX2qLr7NwY5pHcZ */
             id: string;
@@ -2753,13 +2713,11 @@ export interface components {
             };
             /** @description The payload of contact.erased. */
             data: {
-                /** @description The erased contact and leads, by id only. */
-                object: {
-                    /** @example con_3kTMd9VbX2qLr7NwY5pHcZ */
-                    id: string;
-                    /** @description The leads erased with the contact, including any deleted before. */
-                    leadIds: string[];
-                };
+                object: components["schemas"]["Contact"];
+                /** @description The leads erased with the contact, including any deleted before. */
+                leadIds: string[];
+                /** @constant */
+                erased: true;
             };
         };
         /** @description A client was created (by clients.create, or by converting a lead). */
@@ -16624,10 +16582,24 @@ export interface operations {
                  *       "data": {
                  *         "object": {
                  *           "id": "con_3kTMd9VbX2qLr7NwY5pHcZ",
-                 *           "leadIds": [
-                 *             "lead_3kTMd9VbX2qLr7NwY5pHcZ"
-                 *           ]
-                 *         }
+                 *           "name": "Ana Souza",
+                 *           "phones": [
+                 *             "+447400123456"
+                 *           ],
+                 *           "emails": [
+                 *             "ana@example.com"
+                 *           ],
+                 *           "primaryPhone": "+447400123456",
+                 *           "primaryEmail": "ana@example.com",
+                 *           "company": "Acme Ltd",
+                 *           "createdAt": "2026-11-20T14:05:00.000Z",
+                 *           "updatedAt": "2026-11-26T09:30:00.000Z",
+                 *           "externalId": "crm-000123"
+                 *         },
+                 *         "leadIds": [
+                 *           "lead_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *         ],
+                 *         "erased": true
                  *       }
                  *     }
                  */
