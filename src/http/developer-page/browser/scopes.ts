@@ -98,6 +98,9 @@ export function chosen(container: HTMLElement, resources: ScopeResource[]): stri
 export function missingScopeHint(message: string | null, holder: string, where: string): string | null {
   const match = /missing scope: ([A-Za-z0-9_]+)\.([A-Za-z0-9_]+)/.exec(message || '');
   if (!match) return null;
+  const scope = match[1] + '.' + match[2];
+  // A scope no level grants (contacts.erase) has a box of its own.
+  if (['read', 'create', 'update', 'delete'].indexOf(match[2]!) === -1) return 'This ' + holder + ' lacks ' + scope + ': tick ' + scope + ' for ' + match[1] + ' ' + where;
   const level = match[2] === 'read' ? 'Read' : 'Write';
-  return 'This ' + holder + ' lacks ' + match[1] + '.' + match[2] + ': choose ' + level + ' for ' + match[1] + ' ' + where;
+  return 'This ' + holder + ' lacks ' + scope + ': choose ' + level + ' for ' + match[1] + ' ' + where;
 }
