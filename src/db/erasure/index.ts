@@ -16,7 +16,10 @@ import { nationalDigits } from '../../domain/phone';
 /** Who is erased: the contact, its leads now and any deleted before (found through their events), and its strings. */
 export interface ErasedPerson {
   contactId: string;
-  /** Every lead id the person's data was held under, today's leads first. */
+  /**
+   * Every lead id the person's data was held under, today's leads first. No write changes a
+   * lead's contact, so a lead that ever named the contact is the person's, and its id may key deletes.
+   */
   leadIds: string[];
   /** The person's name, phones (E.164) and emails as stored: what a stored row as sent may hold. */
   strings: string[];
