@@ -224,6 +224,31 @@ describe('POST contacts.erase', () => {
     expect(created.data).toMatchObject({ erased: true, object: { id: lead.id, contactId: lead.contactId, name: '', phones: [] } });
   });
 
+  it('keeps no response excerpt of a delivery that was in flight when the person was erased', async () => {
+    const ws = await createWorkspace(ctx.db);
+    const p = newPerson();
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => { release = resolve; });
+    // The receiver answers only after the erasure, echoing the body it got whole.
+    const receiver = await startReceiver(async (req) => { await held; return { status: 200, body: req.body }; });
+    await insertEndpoint(ctx.db, { orgId: ws.org.id, ownerKeyId: ws.keyId, url: receiver.url, events: ['lead.created'] });
+    const lead = await call(ws.key, 'leads.create', { name: p.name, phone: p.ukNational, email: p.email });
+    const worker = startTestWorker(ctx.db, [ws.org.id]);
+    try {
+      expect(await until(() => receiver.requests.length > 0, 10_000)).toBe(true);
+      expect(containing(receiver.requests[0]!.body, p.needles())).not.toEqual([]);
+      await call(ws.key, 'contacts.erase', { id: lead.contactId });
+      release();
+      expect(await until(async () => (await deliveriesOf(ctx.db, ws.org.id)).every((d) => d.status === 'succeeded' && d.attemptRows.length > 0), 10_000)).toBe(true);
+    } finally {
+      release();
+      await worker.stop();
+      await receiver.close();
+    }
+    const attempts = (await deliveriesOf(ctx.db, ws.org.id)).flatMap((d) => d.attemptRows);
+    expect(attempts.map((a) => [a.status_code, a.response_excerpt])).toEqual([[200, null]]);
+  });
+
   it('answers 404 for an unknown id and one of another workspace, erasing nothing', async () => {
     const ws = await createWorkspace(ctx.db);
     const elsewhere = await createWorkspace(ctx.db);
