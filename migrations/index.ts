@@ -25,6 +25,7 @@ import * as externalIds from './20261212120000_external_ids';
 import * as leadContactCheckedAtCommit from './20261212120100_lead_contact_checked_at_commit';
 import * as createImports from './20261213120000_create_imports';
 import * as createTrash from './20261214120000_create_trash';
+import * as personalDataErasure from './20261214120100_personal_data_erasure';
 import * as createRecordHistory from './20261214120200_create_record_history';
 
 /**
@@ -59,5 +60,6 @@ export const MIGRATIONS = [
   { name: '20261212120100_lead_contact_checked_at_commit', module: leadContactCheckedAtCommit },
   { name: '20261213120000_create_imports', module: createImports },
   { name: '20261214120000_create_trash', module: createTrash },
+  { name: '20261214120100_personal_data_erasure', module: personalDataErasure },
   { name: '20261214120200_create_record_history', module: createRecordHistory },
 ];

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { LEAD_STATUSES } from '../src/domain/lead-status';
 import { newId } from '../src/domain/ids';
 import { issueApiKey } from '../src/auth/api-keys';
-import { KNOWN_SCOPES } from '../src/auth/scopes';
+import { KNOWN_SCOPES, OPT_IN_SCOPES } from '../src/auth/scopes';
 import * as orgsQueries from '../src/db/orgs';
 import * as membersQueries from '../src/db/members';
 import { TABLES } from '../src/db/tables';
@@ -35,7 +35,9 @@ export async function seedDemo(db: Knex): Promise<DemoSummary> {
     await membersQueries.create(db, acme.id, { name: 'Alex Admin', email: 'alex@acme.example', permissions: ['ADMIN'] }),
   ];
   await insertLeads(db, acme, 300, members.map((m) => m.id), random);
-  const key = await issueApiKey(db, KNOWN_SCOPES, { orgId: acme.id, memberId: members[0]!.id, name: 'Demo key', scopes: [...KNOWN_SCOPES] });
+  // Every scope but the opt-in ones (contacts.erase): a demo key must not forget people by accident.
+  const scopes = [...KNOWN_SCOPES].filter((scope) => !OPT_IN_SCOPES.has(scope));
+  const key = await issueApiKey(db, KNOWN_SCOPES, { orgId: acme.id, memberId: members[0]!.id, name: 'Demo key', scopes });
 
   const shop = await orgsQueries.create(db, { name: 'Corner Shop', tier: 'FREE', phoneRegion: 'US' });
   const owner = await membersQueries.create(db, shop.id, { name: 'Olu Owner', email: 'olu@shop.example', permissions: ['ADMIN'] });

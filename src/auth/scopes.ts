@@ -8,6 +8,7 @@
 export const KNOWN_SCOPES: ReadonlySet<string> = new Set([
   ...crud('leads'),
   ...crud('contacts'),
+  'contacts.erase',
   ...crud('clients'),
   ...crud('tasks'),
   ...crud('invoices'),
@@ -22,3 +23,10 @@ export const KNOWN_SCOPES: ReadonlySet<string> = new Set([
 function crud(resource: string): string[] {
   return ['read', 'create', 'update', 'delete'].map((action) => `${resource}.${action}`);
 }
+
+/**
+ * Scopes no preset grants: the developer page's Write level for their resource leaves them out,
+ * and they are given one by one. contacts.erase forgets a person for good (no undo), so a key
+ * made for an integration's ordinary writes never holds it by accident.
+ */
+export const OPT_IN_SCOPES: ReadonlySet<string> = new Set(['contacts.erase']);

@@ -31,6 +31,8 @@ export const TABLES = {
   recordHistory: 'record_history',
   /** Deleted records until restored or purged (src/db/trash, migration 20261214120000). */
   trash: 'trash',
+  /** The audit rows of contacts.erase: who, when, which ids; no personal data (src/db/erasure). */
+  erasures: 'erasures',
 } as const;
 
 /**

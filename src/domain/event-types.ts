@@ -9,7 +9,7 @@ export const EVENT_FAMILIES = {
     scope: 'leads.read',
     types: ['lead.created', 'lead.updated', 'lead.status_changed', 'lead.assigned', 'lead.call_logged', 'lead.converted', 'lead.deleted', 'lead.restored'],
   },
-  contact: { scope: 'contacts.read', types: ['contact.created', 'contact.updated', 'contact.deleted', 'contact.restored'] },
+  contact: { scope: 'contacts.read', types: ['contact.created', 'contact.updated', 'contact.deleted', 'contact.restored', 'contact.erased'] },
   client: { scope: 'clients.read', types: ['client.created', 'client.updated', 'client.deleted', 'client.restored'] },
   task: { scope: 'tasks.read', types: ['task.created', 'task.updated', 'task.completed', 'task.deleted', 'task.restored'] },
   invoice: {

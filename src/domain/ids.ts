@@ -2,7 +2,7 @@ import { randomFillSync } from 'node:crypto';
 import { randomBase62 } from './base62';
 
 /** Prefixes make an id say what it points at, as Stripe's do (`lead_...`, `key_...`). */
-export type IdPrefix = 'org' | 'mem' | 'con' | 'lead' | 'cli' | 'task' | 'inv' | 'line' | 'key' | 'call' | 'evt' | 'wh' | 'dlv' | 'imp' | 'hist';
+export type IdPrefix = 'org' | 'mem' | 'con' | 'lead' | 'cli' | 'task' | 'inv' | 'line' | 'key' | 'call' | 'evt' | 'wh' | 'dlv' | 'imp' | 'hist' | 'era';
 
 /**
  * Random bytes for ids, drawn from a pool refilled 4 KB at a time: a randomBytes call costs about

@@ -58,3 +58,8 @@ export function toSearchTerm(raw: string | undefined): { text: string; phoneDigi
   const text = raw?.trim();
   return text ? { text, phoneDigits: phoneSearchDigits(text) } : undefined;
 }
+
+/** An E.164 number's national significant digits (+442079460018 -> 2079460018): what any written form of it holds, once its non-digits are dropped. */
+export function nationalDigits(e164: string): string {
+  return parsePhoneNumberFromString(e164)?.nationalNumber ?? e164.replace(/\D/g, '');
+}

@@ -6,7 +6,7 @@ import { unauthorized } from '../auth/jwt';
 import { authenticateMemberSession, type MemberSession } from '../auth/member-session';
 import { DEVELOPER_API_FEATURE, DEVELOPER_PERMISSION, type MemberAccessReader } from '../auth/developer-access';
 import { issueApiKey } from '../auth/api-keys';
-import { KNOWN_SCOPES } from '../auth/scopes';
+import { KNOWN_SCOPES, OPT_IN_SCOPES } from '../auth/scopes';
 import * as apiKeysQueries from '../db/api-keys';
 import * as membersQueries from '../db/members';
 import * as orgsQueries from '../db/orgs';
@@ -73,7 +73,7 @@ export function developerRouter(deps: Deps, bodyLimit: string): Router {
   const { db } = deps;
   const catalogue = buildProcedureCatalogue(deps.registry);
   // The rows of the None / Read / Write scope pickers: every scope a key may be given.
-  const resources = groupScopesByResource(KNOWN_SCOPES);
+  const resources = groupScopesByResource(KNOWN_SCOPES, OPT_IN_SCOPES);
   const router = express.Router({ caseSensitive: true });
   router.use(developerPageRouter());
 

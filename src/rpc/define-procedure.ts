@@ -4,8 +4,8 @@ import type { HotReads } from '../db/hot-reads';
 import type { Principal } from '../auth/principal';
 import type { WebhookUrlPolicy } from '../webhooks/url-safety';
 
-/** Scopes are `<resource>.<action>`. */
-export type Scope = `${string}.${'read' | 'create' | 'update' | 'delete'}`;
+/** Scopes are `<resource>.<action>`; `erase` only for contacts (contacts.erase). */
+export type Scope = `${string}.${'read' | 'create' | 'update' | 'delete' | 'erase'}`;
 
 /** What a handler knows about the call: the workspace and who acts in it. No req, no res. */
 export interface ProcedureContext {

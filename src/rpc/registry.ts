@@ -11,7 +11,8 @@ export type AnySubscription = Subscription<any, any>;
 export type SubscriptionRegistry = ReadonlyMap<string, AnySubscription>;
 
 const NAME = /^[a-z][A-Za-z]*\.[a-z][A-Za-z]*$/;
-const SCOPE = /^[a-z][A-Za-z]*\.(read|create|update|delete)$/;
+// `erase` is contacts.erase's (a write no preset grants: src/auth/scopes.ts OPT_IN_SCOPES).
+const SCOPE = /^[a-z][A-Za-z]*\.(read|create|update|delete|erase)$/;
 
 /**
  * Builds the lookup table of procedures, refusing at start-up (not at request time) a duplicate
@@ -26,7 +27,7 @@ export function createRegistry(procedures: readonly AnyProcedure[]): Registry {
     if (typeof procedure.name !== 'string' || !NAME.test(procedure.name)) throw new Error(`${where}: name must be <router>.<procedure>`);
     if (registry.has(procedure.name)) throw new Error(`${where}: defined twice`);
     if (procedure.method !== 'GET' && procedure.method !== 'POST') throw new Error(`${where}: method must be GET or POST`);
-    if (typeof procedure.scope !== 'string' || !SCOPE.test(procedure.scope)) throw new Error(`${where}: scope must be <resource>.<read|create|update|delete>`);
+    if (typeof procedure.scope !== 'string' || !SCOPE.test(procedure.scope)) throw new Error(`${where}: scope must be <resource>.<read|create|update|delete|erase>`);
     if ((procedure.method === 'GET') !== procedure.scope.endsWith('.read')) throw new Error(`${where}: reads are GET with a .read scope, writes are POST`);
     for (const scope of procedure.alsoScopes ?? []) {
       if (typeof scope !== 'string' || !SCOPE.test(scope) || scope.endsWith('.read') !== (procedure.method === 'GET')) {

@@ -174,10 +174,14 @@ describe('GET /developer/api/procedures', () => {
     const ws = await workspace();
     const res = await request(ctx.app).get('/developer/api/procedures').set('Authorization', ws.auth);
 
-    const resources = res.body.resources as { resource: string; read: string | null; write: string[] }[];
-    expect(resources.find((r) => r.resource === 'leads')).toEqual({ resource: 'leads', read: 'leads.read', write: ['leads.create', 'leads.update', 'leads.delete'] });
-    expect(resources.find((r) => r.resource === 'events')).toEqual({ resource: 'events', read: 'events.read', write: [] });
-    const listed = resources.flatMap((r) => (r.read ? [r.read] : []).concat(r.write));
+    const resources = res.body.resources as { resource: string; read: string | null; write: string[]; optIn: string[] }[];
+    expect(resources.find((r) => r.resource === 'leads')).toEqual({ resource: 'leads', read: 'leads.read', write: ['leads.create', 'leads.update', 'leads.delete'], optIn: [] });
+    expect(resources.find((r) => r.resource === 'events')).toEqual({ resource: 'events', read: 'events.read', write: [], optIn: [] });
+    // contacts.erase is in no level: Write for contacts does not grant it; it is a box of its own.
+    expect(resources.find((r) => r.resource === 'contacts')).toEqual({
+      resource: 'contacts', read: 'contacts.read', write: ['contacts.create', 'contacts.update', 'contacts.delete'], optIn: ['contacts.erase'],
+    });
+    const listed = resources.flatMap((r) => (r.read ? [r.read] : []).concat(r.write, r.optIn));
     expect(listed.sort()).toEqual([...KNOWN_SCOPES].sort());
   });
 });

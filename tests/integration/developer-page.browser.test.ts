@@ -91,6 +91,10 @@ describeInBrowser('GET /developer in a real browser', () => {
     // Every resource starts at None; the row lists what its choice grants.
     expect(await page.locator('#key-scopes input[value="none"]:checked').count()).toBe(await page.locator('#key-scopes tbody tr').count());
     await page.check('#key-scopes input[name="key-scope-leads"][value="write"]');
+    // Write for contacts grants no contacts.erase: that is a box of its own, unchecked.
+    await page.check('#key-scopes input[name="key-scope-contacts"][value="write"]');
+    await expect(chips(page, '#key-scopes tr[data-resource="contacts"]')).resolves.toEqual(['contacts.read', 'contacts.create', 'contacts.update', 'contacts.delete']);
+    await expect(page.isChecked('#key-scopes tr[data-resource="contacts"] input[type=checkbox][value="contacts.erase"]')).resolves.toBe(false);
     await page.check('#key-scopes input[name="key-scope-contacts"][value="read"]');
     await expect(chips(page, '#key-scopes tr[data-resource="leads"]')).resolves.toEqual(['leads.read', 'leads.create', 'leads.update', 'leads.delete']);
     await expect(page.isDisabled('#key-scopes input[name="key-scope-events"][value="write"]')).resolves.toBe(true);

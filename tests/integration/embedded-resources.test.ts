@@ -29,9 +29,9 @@ function embeddedObjects(value: unknown, path: string[] = []): Array<{ path: str
   const found: Array<{ path: string; readScope: string }> = [];
   const prefix = typeof object.id === 'string' ? /^([a-z]+)_/.exec(object.id)?.[1] : undefined;
   const resource = prefix ? RESOURCE_OF_PREFIX[prefix] : undefined;
-  // An actor (`{kind, id}`: an event's or a history entry's) names its key by id, holding none of the key's fields.
-  const fields = Object.keys(object).filter((field) => field !== 'id' && !(field === 'kind' && prefix === 'key'));
-  if (resource && fields.length > 0) found.push({ path: path.join('.') || '(answer)', readScope: `${resource}.read` });
+  // An event's actor ({kind, id}) is a reference, as events.getAll answers it to any events.read.
+  const isReference = Object.keys(object).every((field) => field === 'id' || field === 'kind');
+  if (resource && !isReference) found.push({ path: path.join('.') || '(answer)', readScope: `${resource}.read` });
   for (const [field, child] of Object.entries(object)) found.push(...embeddedObjects(child, [...path, field]));
   return found;
 }
@@ -62,6 +62,7 @@ async function workspaceWithEverything() {
     lead: leadA, toConvert: leadB, toDelete: leadC, client: clientA, clientToDelete: clientB,
     contact: await as('contacts.create', { name: 'Grace Hopper' }),
     contactToDelete: await as('contacts.create', { name: 'Alan Turing' }),
+    contactToErase: await as('contacts.create', { name: 'Ada Lovelace' }),
     task: await as('tasks.create', { title: 'Call back', leadId: leadA.id, clientId: clientA.id }),
     taskToDelete: await as('tasks.create', { title: 'Old' }),
     invoice: await invoice(clientA.id), toPay: await invoice(clientA.id), toVoid: await invoice(clientA.id), invoiceToDelete: await invoice(clientA.id),
@@ -77,7 +78,7 @@ async function workspaceWithEverything() {
 function callsOf(w: Awaited<ReturnType<typeof workspaceWithEverything>>): Array<[string, unknown]> {
   return [
     ['leads.getAll', {}], ['leads.getById', { id: w.lead.id }], ['leads.getCalls', { id: w.lead.id }], ['leads.getHistory', { id: w.lead.id }],
-    ['contacts.getAll', {}], ['contacts.getById', { id: w.contact.id }], ['contacts.getHistory', { id: w.contact.id }],
+    ['contacts.getAll', {}], ['contacts.getById', { id: w.contact.id }], ['contacts.getHistory', { id: w.contact.id }], ['contacts.exportPersonalData', { id: w.contact.id }],
     ['clients.getAll', {}], ['clients.getById', { id: w.client.id }], ['clients.getHistory', { id: w.client.id }],
     ['tasks.getAll', {}], ['tasks.getById', { id: w.task.id }],
     ['invoices.getAll', {}], ['invoices.getById', { id: w.invoice.id }],
@@ -94,6 +95,7 @@ function callsOf(w: Awaited<ReturnType<typeof workspaceWithEverything>>): Array<
     ['leads.delete', { id: w.toDelete.id }], ['leads.getDeleted', {}], ['leads.restore', { id: w.toDelete.id }],
     ['contacts.create', { name: 'Emmy Noether' }], ['contacts.update', { id: w.contact.id, company: 'Erlangen' }], ['contacts.delete', { id: w.contactToDelete.id }],
     ['contacts.getDeleted', {}], ['contacts.restore', { id: w.contactToDelete.id }],
+    ['contacts.erase', { id: w.contactToErase.id }],
     ['clients.create', { name: 'Teal plc' }], ['clients.update', { id: w.client.id, notes: 'pays on time' }], ['clients.delete', { id: w.clientToDelete.id }],
     ['clients.getDeleted', {}], ['clients.restore', { id: w.clientToDelete.id }],
     ['tasks.create', { title: 'Send quote', leadId: w.lead.id, clientId: w.client.id }], ['tasks.update', { id: w.task.id, title: 'Call back soon' }],

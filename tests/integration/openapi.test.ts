@@ -171,11 +171,14 @@ describe('GET /api/v1/openapi.json', () => {
       expect([type, check(names[i]!, body.example), check('Event', body.example)]).toEqual([type, [], []]);
       expect([type, body.example.type]).toEqual([type, type]);
     }
-    // data.object is the resource's own schema; the types that add details say which.
+    // data.object is the resource's own schema; the types that add details say which (lead.* and
+    // contact.* may say `erased`: the person's fields are blank).
     const data = (name: string) => doc.components.schemas[name].properties.data.properties;
     expect(data('LeadStatusChangedEvent').object).toEqual({ $ref: '#/components/schemas/Lead' });
-    expect(Object.keys(data('LeadStatusChangedEvent'))).toEqual(['object', 'from', 'to']);
-    expect(Object.keys(data('LeadCallLoggedEvent'))).toEqual(['object', 'call']);
+    expect(data('ContactUpdatedEvent').object).toEqual({ $ref: '#/components/schemas/Contact' });
+    expect(Object.keys(data('ContactErasedEvent'))).toEqual(['object', 'leadIds', 'erased']);
+    expect(Object.keys(data('LeadStatusChangedEvent'))).toEqual(['object', 'erased', 'from', 'to']);
+    expect(Object.keys(data('LeadCallLoggedEvent'))).toEqual(['object', 'erased', 'call']);
     expect(data('LeadCallLoggedEvent').call).toEqual({ $ref: '#/components/schemas/LeadCall' });
     expect(data('InvoicePaidEvent').object).toEqual({ $ref: '#/components/schemas/Invoice' });
     expect(data('WebhookDisabledEvent').object).toEqual({ $ref: '#/components/schemas/WebhookEndpoint' });

@@ -60,6 +60,8 @@ const RECORD_CASES: Record<string, Record<string, CaseInput>> = {
   'contacts.delete': { id: (_a, b) => ({ id: b.contactId }) },
   // B's id (of a live record, as of one in B's trash): 404 either way, nothing of B told.
   'contacts.restore': { id: (_a, b) => ({ id: b.contactId }) },
+  'contacts.erase': { id: (_a, b) => ({ id: b.contactId }) },
+  'contacts.exportPersonalData': { id: (_a, b) => ({ id: b.contactId }) },
   'clients.getById': { id: (_a, b) => ({ id: b.clientId }) },
   'clients.getHistory': { id: (_a, b) => ({ id: b.clientId }) },
   'clients.create': { contactId: (_a, b) => ({ name: 'Tenancy', contactId: b.contactId }) },

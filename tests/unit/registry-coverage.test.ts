@@ -16,7 +16,7 @@ describe('the procedure registry', () => {
 
   it.each(procedures.map((p) => [p.name, p] as const))('%s has a method, a scope, an exposed flag and an input schema', (_name, procedure) => {
     expect(['GET', 'POST']).toContain(procedure.method);
-    expect(procedure.scope).toMatch(/^[a-z][A-Za-z]*\.(read|create|update|delete)$/);
+    expect(procedure.scope).toMatch(/^[a-z][A-Za-z]*\.(read|create|update|delete|erase)$/);
     expect(typeof procedure.exposed).toBe('boolean');
     expect(typeof procedure.input.safeParse).toBe('function');
     expect(procedure.description.length).toBeGreaterThan(0);

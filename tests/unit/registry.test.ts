@@ -43,7 +43,7 @@ describe('createRegistry', () => {
   );
 
   it.each([undefined, '', 'things', 'things.write', 'Things.read', 'things.read.all'])('refuses the missing or bad scope %j', (scope) => {
-    expect(() => createRegistry([procedure({ scope })])).toThrow(/scope must be <resource>\.<read\|create\|update\|delete>/);
+    expect(() => createRegistry([procedure({ scope })])).toThrow(/scope must be <resource>\.<read\|create\|update\|delete\|erase>/);
   });
 
   it.each([undefined, 'yes', 1, null])('refuses exposed %j that is not a boolean', (exposed) => {

@@ -30,9 +30,9 @@ export interface EventListFilters {
   createdBefore?: Date;
 }
 
-const COLUMNS = ['id', 'type', 'created_at', 'org_id', 'actor_kind', 'actor_id', 'data'];
+export const EVENT_COLUMNS = ['id', 'type', 'created_at', 'org_id', 'actor_kind', 'actor_id', 'data'];
 
-interface EventRow {
+export interface EventRow {
   id: string;
   type: EventType;
   created_at: Date;
@@ -42,7 +42,7 @@ interface EventRow {
   data: Record<string, unknown>;
 }
 
-function toEvent(row: EventRow): WorkspaceEvent {
+export function toEvent(row: EventRow): WorkspaceEvent {
   return {
     id: row.id,
     type: row.type,
@@ -64,7 +64,7 @@ function filteredEvents(db: Db, orgId: string, filters: EventListFilters) {
 export async function list(db: Db, orgId: string, filters: EventListFilters, page: PageRequest) {
   const { items, total } = await paginate<EventRow, WorkspaceEvent>({
     filtered: () => filteredEvents(db, orgId, filters),
-    select: COLUMNS,
+    select: EVENT_COLUMNS,
     orderBy: 'txid desc, seq desc',
     page,
     toItem: toEvent,
@@ -137,7 +137,7 @@ export async function readAfter(
     // Qualified: a bare `txid` in ORDER BY names the selected text alias, and text sorts 1000 before 999.
     .orderBy([{ column: `${TABLES.events}.txid` }, { column: `${TABLES.events}.seq` }])
     .limit(limit + 1)
-    .select([...COLUMNS, db.raw('txid::text as txid'), db.raw('seq::text as seq'), db.raw('txid >= ?::xid8 as held', [horizon])]);
+    .select([...EVENT_COLUMNS, db.raw('txid::text as txid'), db.raw('seq::text as seq'), db.raw('txid >= ?::xid8 as held', [horizon])]);
   const visible = rows.findIndex((row) => row.held);
   const below = visible === -1 ? rows : rows.slice(0, visible);
   const entries = below.slice(0, limit).map((row) => ({ event: toEvent(row), position: { txid: row.txid, seq: row.seq } }));

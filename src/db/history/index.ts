@@ -69,6 +69,26 @@ export async function listPage(
   return { entries: rows.slice(0, pageSize).map(toEntry), more: rows.length > pageSize };
 }
 
+/**
+ * A person's entries (the contact's and its leads', contacts.exportPersonalData), newest first,
+ * each with the record it is about; by the index (org_id, person_id).
+ */
+export async function listOfPerson(db: Db, orgId: string, contactId: string): Promise<(HistoryEntry & { resource: PersonResource; recordId: string })[]> {
+  const rows: (HistoryRow & { resource: PersonResource; record_id: string })[] = await db(TABLES.recordHistory)
+    .select('id', 'resource', 'record_id', 'changed_at', 'action', 'actor_kind', 'actor_id', 'procedure', 'request_id', 'changes')
+    .where({ org_id: orgId, person_id: contactId })
+    .whereIn('resource', PERSON_RESOURCES)
+    .orderBy([{ column: 'changed_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
+  return rows.map((row) => ({ resource: row.resource, recordId: row.record_id, ...toEntry(row) }));
+}
+
+/**
+ * The resources whose entries are the person's own data. A client's entries name its linked
+ * contact as their person too, but hold the client's own fields: an erasure unlinks them.
+ */
+export const PERSON_RESOURCES = ['lead', 'contact'] as const;
+type PersonResource = (typeof PERSON_RESOURCES)[number];
+
 function toEntry(row: HistoryRow): HistoryEntry {
   return {
     id: row.id, changedAt: row.changed_at, action: row.action, actor: { kind: row.actor_kind, id: row.actor_id },

@@ -29,7 +29,7 @@ export interface LeadCallFields {
   loggedBy: string;
 }
 
-const COLUMNS = ['id', 'lead_id', 'outcome', 'notes', 'next_call_at', 'logged_by', 'created_at'];
+export const CALL_COLUMNS = ['id', 'lead_id', 'outcome', 'notes', 'next_call_at', 'logged_by', 'created_at'];
 
 interface LeadCallRow {
   id: string;
@@ -41,7 +41,7 @@ interface LeadCallRow {
   created_at: Date;
 }
 
-function toLeadCall(row: LeadCallRow): LeadCall {
+export function toLeadCall(row: LeadCallRow): LeadCall {
   return {
     id: row.id,
     leadId: row.lead_id,
@@ -64,7 +64,7 @@ export async function insertCall(db: Db, orgId: string, fields: LeadCallFields):
       next_call_at: fields.nextCallAt,
       logged_by: fields.loggedBy,
     })
-    .returning(COLUMNS);
+    .returning(CALL_COLUMNS);
   return toLeadCall(row as LeadCallRow);
 }
 
@@ -72,7 +72,7 @@ export async function insertCall(db: Db, orgId: string, fields: LeadCallFields):
 export async function listCalls(db: Db, orgId: string, leadId: string, page: PageRequest): Promise<{ calls: LeadCall[]; total: number }> {
   const { items, total } = await paginate({
     filtered: () => db(TABLES.leadCalls).where({ org_id: orgId, lead_id: leadId }),
-    select: COLUMNS,
+    select: CALL_COLUMNS,
     orderBy: 'created_at desc, id desc',
     page,
     toItem: toLeadCall,

@@ -44,7 +44,7 @@ export interface TaskListFilters {
   dueBefore?: Date;
 }
 
-const COLUMNS = [
+export const TASK_COLUMNS = [
   'id', 'title', 'description', 'status', 'due_at', 'completed_at', 'lead_id', 'client_id', 'assigned_to_id',
   'created_at', 'updated_at',
 ];
@@ -108,7 +108,7 @@ function filtered(db: Db, orgId: string, filters: TaskListFilters) {
 export async function list(db: Db, orgId: string, filters: TaskListFilters, page: PageRequest): Promise<{ tasks: Task[]; total: number }> {
   const { items, total } = await paginate<TaskRow, Task>({
     filtered: () => filtered(db, orgId, filters),
-    select: COLUMNS,
+    select: TASK_COLUMNS,
     orderBy: 'due_at asc nulls last, created_at desc, id desc',
     page,
     toItem: toTask,
@@ -117,7 +117,7 @@ export async function list(db: Db, orgId: string, filters: TaskListFilters, page
 }
 
 export async function getById(db: Db, orgId: string, taskId: string): Promise<Task | undefined> {
-  const row = await db(TABLES.tasks).select(COLUMNS).where({ org_id: orgId, id: taskId }).first();
+  const row = await db(TABLES.tasks).select(TASK_COLUMNS).where({ org_id: orgId, id: taskId }).first();
   return row ? toTask(row as TaskRow) : undefined;
 }
 
@@ -138,7 +138,7 @@ export async function lockForUpdate(
 export async function insert(db: Db, orgId: string, fields: TaskFields): Promise<Task> {
   const [row] = await db(TABLES.tasks)
     .insert({ org_id: orgId, id: newId('task'), ...toColumns(fields) })
-    .returning(COLUMNS);
+    .returning(TASK_COLUMNS);
   return toTask(row as TaskRow);
 }
 
@@ -146,7 +146,7 @@ export async function update(db: Db, orgId: string, taskId: string, patch: Parti
   const [row] = await db(TABLES.tasks)
     .where({ org_id: orgId, id: taskId })
     .update({ ...toColumns(patch), updated_at: db.raw(NEXT_UPDATED_AT) })
-    .returning(COLUMNS);
+    .returning(TASK_COLUMNS);
   return row ? toTask(row as TaskRow) : undefined;
 }
 

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
 import type { Db } from '../knex';
 import { TABLES, NEXT_UPDATED_AT } from '../tables';
 import { acrossWorkspaces } from '../across-workspaces';
@@ -140,21 +141,29 @@ export interface AttemptRecord {
   responseExcerpt: string | null;
 }
 
-/** Every attempt is kept, a lost lease's late answer included (its number is its own claim's). */
+/**
+ * The attempt's row, as `insert ... select` text with its bindings: every attempt is kept, a lost
+ * lease's late answer included (its number is its own claim's). The response excerpt is dropped
+ * when the event was erased meanwhile (contacts.erase ran while the request was out): a receiver
+ * may echo the body. Read from the event's row in the same statement (single-shard on Citus:
+ * both rows are the workspace's).
+ */
+function attemptInsert(claim: ClaimedDelivery, attempt: AttemptRecord): { sql: string; bindings: Knex.Value[] } {
+  return {
+    sql: `insert into ${TABLES.webhookDeliveryAttempts} (org_id, delivery_id, attempt, started_at, duration_ms, status_code, error, response_excerpt)
+       select ?, ?, ?::int, ?::timestamptz, ?::int, ?::int, ?::text, case when e.data -> 'erased' is null then ?::text end
+       from ${TABLES.events} e where e.org_id = ? and e.id = ?
+       on conflict (org_id, delivery_id, attempt) do nothing`,
+    bindings: [
+      claim.orgId, claim.id, claim.attempt, attempt.startedAt, attempt.durationMs, attempt.statusCode, attempt.error, attempt.responseExcerpt,
+      claim.orgId, claim.event.id,
+    ],
+  };
+}
+
 export async function recordAttempt(db: Db, claim: ClaimedDelivery, attempt: AttemptRecord): Promise<void> {
-  await db(TABLES.webhookDeliveryAttempts)
-    .insert({
-      org_id: claim.orgId,
-      delivery_id: claim.id,
-      attempt: claim.attempt,
-      started_at: attempt.startedAt,
-      duration_ms: attempt.durationMs,
-      status_code: attempt.statusCode,
-      error: attempt.error,
-      response_excerpt: attempt.responseExcerpt,
-    })
-    .onConflict(['org_id', 'delivery_id', 'attempt'])
-    .ignore();
+  const { sql, bindings } = attemptInsert(claim, attempt);
+  await db.raw(sql, bindings);
 }
 
 /**
@@ -163,11 +172,10 @@ export async function recordAttempt(db: Db, claim: ClaimedDelivery, attempt: Att
  * Answers false for a lost lease (the attempt is still recorded).
  */
 export async function recordSuccess(db: Db, claim: ClaimedDelivery, attempt: AttemptRecord): Promise<boolean> {
+  const recorded = attemptInsert(claim, attempt);
   const result = await db.raw(
     `with attempt as (
-       insert into webhook_delivery_attempts (org_id, delivery_id, attempt, started_at, duration_ms, status_code, error, response_excerpt)
-       values (?, ?, ?, ?, ?, ?, ?, ?)
-       on conflict (org_id, delivery_id, attempt) do nothing
+       ${recorded.sql}
      ),
      settled as (
        update webhook_deliveries set status = 'succeeded', completed_at = now(), locked_until = null, claim_token = null
@@ -179,10 +187,7 @@ export async function recordSuccess(db: Db, claim: ClaimedDelivery, attempt: Att
        from settled s where w.org_id = ? and w.id = s.endpoint_id and w.failing_since is not null
      )
      select count(*)::int as settled from settled`,
-    [
-      claim.orgId, claim.id, claim.attempt, attempt.startedAt, attempt.durationMs, attempt.statusCode, attempt.error, attempt.responseExcerpt,
-      claim.orgId, claim.id, claim.claimToken, claim.orgId,
-    ],
+    [...recorded.bindings, claim.orgId, claim.id, claim.claimToken, claim.orgId],
   );
   return result.rows[0].settled === 1;
 }

@@ -27,6 +27,8 @@ export interface ScopeResource {
   read: string | null;
   /** create, update, delete (those that exist), then any other action. */
   write: string[];
+  /** Scopes no level grants (OPT_IN_SCOPES, e.g. contacts.erase): each is its own unchecked box. */
+  optIn: string[];
 }
 
 /** What ids look like (src/domain/ids.ts): a prefix and 22 base62 characters. */
@@ -65,14 +67,15 @@ const WRITE_ORDER = ['create', 'update', 'delete'];
 const writeRank = (action: string) => (WRITE_ORDER.includes(action) ? WRITE_ORDER.indexOf(action) : WRITE_ORDER.length);
 
 /** The scopes (`<resource>.<action>`) grouped by resource, in the order given, for the None / Read / Write pickers. */
-export function groupScopesByResource(scopes: Iterable<string>): ScopeResource[] {
+export function groupScopesByResource(scopes: Iterable<string>, optIn: ReadonlySet<string> = new Set()): ScopeResource[] {
   const byResource = new Map<string, ScopeResource>();
   for (const scope of scopes) {
     const dot = scope.indexOf('.');
     const resource = scope.slice(0, dot);
     const action = scope.slice(dot + 1);
-    const row = byResource.get(resource) ?? { resource, read: null, write: [] };
-    if (action === 'read') row.read = scope;
+    const row = byResource.get(resource) ?? { resource, read: null, write: [], optIn: [] };
+    if (optIn.has(scope)) row.optIn.push(scope);
+    else if (action === 'read') row.read = scope;
     else row.write.push(scope);
     byResource.set(resource, row);
   }

@@ -52,6 +52,8 @@ const eventDataOutput = z
     // No examples: the event's example is an invoice.paid, which carries neither.
     call: resourceSnapshot('lead.call_logged: the call logged (date-times as ISO 8601 text).').optional(),
     client: resourceSnapshot("lead.converted: the lead's client, whole for a reader with clients.read, else only its id.").optional(),
+    leadIds: z.array(z.string()).optional().meta({ description: 'contact.erased: the leads erased with the contact.' }),
+    erased: z.literal(true).optional().meta({ description: "lead.* and contact.* of an erased person (and contact.erased): the object's personal fields are blank." }),
   })
   .meta({ description: "The event's payload: the object changed, and the details its type adds." });
 

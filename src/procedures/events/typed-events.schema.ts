@@ -36,7 +36,12 @@ function typedEvent<const T extends EventType, D extends z.ZodRawShape>(type: T,
 
 const leadStatus = z.enum(LEAD_STATUSES);
 const invoiceStatus = z.enum(INVOICE_STATUSES);
-const lead = { object: leadOutput };
+// The events of an erased person (contacts.erase) are kept with the personal fields blanked
+// (src/db/events/personal-data.ts): the objects keep their shape, and `erased` says so.
+const erased = z.literal(true).optional()
+  .meta({ description: "Present when the person was erased (contacts.erase): the object's personal fields are blank (name \"\", phones and emails [], primaries, notes and externalId null; a call's notes null)." });
+const lead = { object: leadOutput, erased };
+const contact = { object: contactOutput, erased };
 const invoice = { object: invoiceOutput };
 
 export const typedEventSchemas = [
@@ -59,10 +64,16 @@ export const typedEventSchemas = [
   }, 'A lead was converted: it is CONVERTED and linked to its client.'),
   typedEvent('lead.deleted', lead, 'A lead was deleted: `object` is the lead as it was.'),
   typedEvent('lead.restored', lead, 'A deleted lead was restored from the trash (leads.restore): `object` is the lead as it is again.'),
-  typedEvent('contact.created', { object: contactOutput }, 'A contact was created.'),
-  typedEvent('contact.updated', { object: contactOutput }, 'A contact changed.'),
-  typedEvent('contact.deleted', { object: contactOutput }, 'A contact was deleted: `object` is the contact as it was.'),
-  typedEvent('contact.restored', { object: contactOutput }, 'A deleted contact was restored from the trash (contacts.restore).'),
+  typedEvent('contact.created', contact, 'A contact was created.'),
+  typedEvent('contact.updated', contact, 'A contact changed.'),
+  typedEvent('contact.deleted', contact, 'A contact was deleted: `object` is the contact as it was.'),
+  typedEvent('contact.restored', contact, 'A deleted contact was restored from the trash (contacts.restore).'),
+  typedEvent('contact.erased', {
+    object: contactOutput,
+    leadIds: z.array(idOutput('lead')).meta({ description: 'The leads erased with the contact, including any deleted before.' }),
+    erased: z.literal(true),
+  }, 'A person was erased (contacts.erase): `object` is the contact with every personal field blank, `leadIds` its leads. ' +
+    'Their earlier events are kept with the personal fields blank and `erased: true`; erase your own copies.'),
   typedEvent('client.created', { object: clientOutput }, 'A client was created (by clients.create, or by converting a lead).'),
   typedEvent('client.updated', { object: clientOutput }, 'A client changed.'),
   typedEvent('client.deleted', { object: clientOutput }, 'A client was deleted: `object` is the client as it was.'),

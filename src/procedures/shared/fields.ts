@@ -103,7 +103,7 @@ export const externalIdField = withKind('text', documented(
 
 const ID_NOUNS: Record<IdPrefix, string> = {
   org: 'workspace', mem: 'member', con: 'contact', lead: 'lead', cli: 'client', task: 'task', inv: 'invoice', line: 'invoice line',
-  key: 'API key', call: 'call', evt: 'event', wh: 'webhook endpoint', dlv: 'webhook delivery', imp: 'import', hist: 'history entry',
+  key: 'API key', call: 'call', evt: 'event', wh: 'webhook endpoint', dlv: 'webhook delivery', imp: 'import', hist: 'history entry', era: 'erasure',
 };
 /** What ids look like (src/domain/ids.ts: a prefix and 22 base62 characters); any text is taken. */
 const ID_EXAMPLE = '3kTMd9VbX2qLr7NwY5pHcZ';

@@ -17,6 +17,7 @@ export const eventDatePaths: Readonly<Record<string, readonly string[]>> = {
   'contact.updated': ['createdAt', 'data.object.createdAt', 'data.object.updatedAt'],
   'contact.deleted': ['createdAt', 'data.object.createdAt', 'data.object.updatedAt'],
   'contact.restored': ['createdAt', 'data.object.createdAt', 'data.object.updatedAt'],
+  'contact.erased': ['createdAt', 'data.object.createdAt', 'data.object.updatedAt'],
   'client.created': ['createdAt', 'data.object.createdAt', 'data.object.updatedAt'],
   'client.updated': ['createdAt', 'data.object.createdAt', 'data.object.updatedAt'],
   'client.deleted': ['createdAt', 'data.object.createdAt', 'data.object.updatedAt'],

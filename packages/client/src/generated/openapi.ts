@@ -463,6 +463,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/rpc/contacts.erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Forgets a person for good (GDPR article 17): the contact, its leads with their calls and stored copies, the personal fields of their events and webhook attempts, stored idempotent answers and failed import rows that hold them. Clients and tasks keep their own fields and lose the link. Records contact.erased (the ids, personal fields blank) and an audit row. No undo.
+         * @description Forgets a person for good (GDPR article 17): the contact, its leads with their calls and stored copies, the personal fields of their events and webhook attempts, stored idempotent answers and failed import rows that hold them. Clients and tasks keep their own fields and lose the link. Records contact.erased (the ids, personal fields blank) and an audit row. No undo.
+         *
+         *     **Required scope:** `contacts.erase`
+         */
+        post: operations["contacts.erase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/rpc/contacts.exportPersonalData": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Everything the service holds about a person, in one JSON document: the contact, its leads, their calls and tasks, the clients linked to it, the events that name it and the change history of the contact and its leads (GDPR articles 15 and 20).
+         * @description Everything the service holds about a person, in one JSON document: the contact, its leads, their calls and tasks, the clients linked to it, the events that name it and the change history of the contact and its leads (GDPR articles 15 and 20).
+         *
+         *     **Required scopes:** `contacts.read` and `leads.read` and `tasks.read` and `clients.read` and `events.read`
+         */
+        get: operations["contacts.exportPersonalData"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/rpc/clients.getAll": {
         parameters: {
             query?: never;
@@ -1859,6 +1903,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "contact.erased": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contact.erased delivered to a webhook endpoint
+         * @description What an endpoint subscribed to `contact.erased` receives: the event as events.getAll answers it, as plain JSON. Only endpoints whose owner holds `contacts.read` receive it.
+         */
+        post: operations["webhook.contact.erased"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "client.created": {
         parameters: {
             query?: never;
@@ -2588,7 +2652,7 @@ export interface components {
             createdAt: Date;
         };
         /** @description Something that changed in the workspace: `type` says what, and so what `data` holds. Date-times inside `data` are ISO 8601 text in every answer (the object as it was recorded; `meta` does not name them): the client package revives them. */
-        Event: components["schemas"]["LeadCreatedEvent"] | components["schemas"]["LeadUpdatedEvent"] | components["schemas"]["LeadStatusChangedEvent"] | components["schemas"]["LeadAssignedEvent"] | components["schemas"]["LeadCallLoggedEvent"] | components["schemas"]["LeadConvertedEvent"] | components["schemas"]["LeadDeletedEvent"] | components["schemas"]["LeadRestoredEvent"] | components["schemas"]["ContactCreatedEvent"] | components["schemas"]["ContactUpdatedEvent"] | components["schemas"]["ContactDeletedEvent"] | components["schemas"]["ContactRestoredEvent"] | components["schemas"]["ClientCreatedEvent"] | components["schemas"]["ClientUpdatedEvent"] | components["schemas"]["ClientDeletedEvent"] | components["schemas"]["ClientRestoredEvent"] | components["schemas"]["TaskCreatedEvent"] | components["schemas"]["TaskUpdatedEvent"] | components["schemas"]["TaskCompletedEvent"] | components["schemas"]["TaskDeletedEvent"] | components["schemas"]["TaskRestoredEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceUpdatedEvent"] | components["schemas"]["InvoiceSentEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceDeletedEvent"] | components["schemas"]["InvoiceRestoredEvent"] | components["schemas"]["WebhookDisabledEvent"] | components["schemas"]["ImportCompletedEvent"] | components["schemas"]["ImportFailedEvent"];
+        Event: components["schemas"]["LeadCreatedEvent"] | components["schemas"]["LeadUpdatedEvent"] | components["schemas"]["LeadStatusChangedEvent"] | components["schemas"]["LeadAssignedEvent"] | components["schemas"]["LeadCallLoggedEvent"] | components["schemas"]["LeadConvertedEvent"] | components["schemas"]["LeadDeletedEvent"] | components["schemas"]["LeadRestoredEvent"] | components["schemas"]["ContactCreatedEvent"] | components["schemas"]["ContactUpdatedEvent"] | components["schemas"]["ContactDeletedEvent"] | components["schemas"]["ContactRestoredEvent"] | components["schemas"]["ContactErasedEvent"] | components["schemas"]["ClientCreatedEvent"] | components["schemas"]["ClientUpdatedEvent"] | components["schemas"]["ClientDeletedEvent"] | components["schemas"]["ClientRestoredEvent"] | components["schemas"]["TaskCreatedEvent"] | components["schemas"]["TaskUpdatedEvent"] | components["schemas"]["TaskCompletedEvent"] | components["schemas"]["TaskDeletedEvent"] | components["schemas"]["TaskRestoredEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceUpdatedEvent"] | components["schemas"]["InvoiceSentEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceDeletedEvent"] | components["schemas"]["InvoiceRestoredEvent"] | components["schemas"]["WebhookDisabledEvent"] | components["schemas"]["ImportCompletedEvent"] | components["schemas"]["ImportFailedEvent"];
         /** @description A lead was created (with its contact: a contact.created comes with it). */
         LeadCreatedEvent: {
             /** @example evt_3kTMd9VbX2qLr7NwY5pHcZ */
@@ -2621,6 +2685,11 @@ export interface components {
             /** @description The payload of lead.created. */
             data: {
                 object: components["schemas"]["Lead"];
+                /**
+                 * @description Present when the person was erased (contacts.erase): the object's personal fields are blank (name "", phones and emails [], primaries, notes and externalId null; a call's notes null).
+                 * @constant
+                 */
+                erased?: true;
             };
         };
         /** @description A lead changed (also sent beside lead.status_changed, lead.assigned and the others that change it). */
@@ -2655,6 +2724,11 @@ export interface components {
             /** @description The payload of lead.updated. */
             data: {
                 object: components["schemas"]["Lead"];
+                /**
+                 * @description Present when the person was erased (contacts.erase): the object's personal fields are blank (name "", phones and emails [], primaries, notes and externalId null; a call's notes null).
+                 * @constant
+                 */
+                erased?: true;
             };
         };
         /** @description A lead's status changed. */
@@ -2689,6 +2763,11 @@ export interface components {
             /** @description The payload of lead.status_changed. */
             data: {
                 object: components["schemas"]["Lead"];
+                /**
+                 * @description Present when the person was erased (contacts.erase): the object's personal fields are blank (name "", phones and emails [], primaries, notes and externalId null; a call's notes null).
+                 * @constant
+                 */
+                erased?: true;
                 /**
                  * @description The status before.
                  * @example NOT_CONTACTED
@@ -2736,6 +2815,11 @@ export interface components {
             data: {
                 object: components["schemas"]["Lead"];
                 /**
+                 * @description Present when the person was erased (contacts.erase): the object's personal fields are blank (name "", phones and emails [], primaries, notes and externalId null; a call's notes null).
+                 * @constant
+                 */
+                erased?: true;
+                /**
                  * @description The previous assignee, or null.
                  * @example null
                  */
@@ -2776,6 +2860,11 @@ export interface components {
             /** @description The payload of lead.call_logged. */
             data: {
                 object: components["schemas"]["Lead"];
+                /**
+                 * @description Present when the person was erased (contacts.erase): the object's personal fields are blank (name "", phones and emails [], primaries, notes and externalId null; a call's notes null).
+                 * @constant
+                 */
+                erased?: true;
                 call: components["schemas"]["LeadCall"];
             };
         };
@@ -2811,6 +2900,11 @@ export interface components {
             /** @description The payload of lead.converted. */
             data: {
                 object: components["schemas"]["Lead"];
+                /**
+                 * @description Present when the person was erased (contacts.erase): the object's personal fields are blank (name "", phones and emails [], primaries, notes and externalId null; a call's notes null).
+                 * @constant
+                 */
+                erased?: true;
                 /** @description The lead's client: whole for a reader with clients.read, else its id only. */
                 client: components["schemas"]["Client"] | {
                     /** @example cli_3kTMd9VbX2qLr7NwY5pHcZ */
@@ -2850,6 +2944,11 @@ export interface components {
             /** @description The payload of lead.deleted. */
             data: {
                 object: components["schemas"]["Lead"];
+                /**
+                 * @description Present when the person was erased (contacts.erase): the object's personal fields are blank (name "", phones and emails [], primaries, notes and externalId null; a call's notes null).
+                 * @constant
+                 */
+                erased?: true;
             };
         };
         /** @description A deleted lead was restored from the trash (leads.restore): `object` is the lead as it is again. */
@@ -2884,6 +2983,11 @@ export interface components {
             /** @description The payload of lead.restored. */
             data: {
                 object: components["schemas"]["Lead"];
+                /**
+                 * @description Present when the person was erased (contacts.erase): the object's personal fields are blank (name "", phones and emails [], primaries, notes and externalId null; a call's notes null).
+                 * @constant
+                 */
+                erased?: true;
             };
         };
         /** @description A contact was created. */
@@ -2918,6 +3022,11 @@ export interface components {
             /** @description The payload of contact.created. */
             data: {
                 object: components["schemas"]["Contact"];
+                /**
+                 * @description Present when the person was erased (contacts.erase): the object's personal fields are blank (name "", phones and emails [], primaries, notes and externalId null; a call's notes null).
+                 * @constant
+                 */
+                erased?: true;
             };
         };
         /** @description A contact changed. */
@@ -2952,6 +3061,11 @@ export interface components {
             /** @description The payload of contact.updated. */
             data: {
                 object: components["schemas"]["Contact"];
+                /**
+                 * @description Present when the person was erased (contacts.erase): the object's personal fields are blank (name "", phones and emails [], primaries, notes and externalId null; a call's notes null).
+                 * @constant
+                 */
+                erased?: true;
             };
         };
         /** @description A contact was deleted: `object` is the contact as it was. */
@@ -2986,6 +3100,11 @@ export interface components {
             /** @description The payload of contact.deleted. */
             data: {
                 object: components["schemas"]["Contact"];
+                /**
+                 * @description Present when the person was erased (contacts.erase): the object's personal fields are blank (name "", phones and emails [], primaries, notes and externalId null; a call's notes null).
+                 * @constant
+                 */
+                erased?: true;
             };
         };
         /** @description A deleted contact was restored from the trash (contacts.restore). */
@@ -3020,6 +3139,49 @@ export interface components {
             /** @description The payload of contact.restored. */
             data: {
                 object: components["schemas"]["Contact"];
+                /**
+                 * @description Present when the person was erased (contacts.erase): the object's personal fields are blank (name "", phones and emails [], primaries, notes and externalId null; a call's notes null).
+                 * @constant
+                 */
+                erased?: true;
+            };
+        };
+        /** @description A person was erased (contacts.erase): `object` is the contact with every personal field blank, `leadIds` its leads. Their earlier events are kept with the personal fields blank and `erased: true`; erase your own copies. */
+        ContactErasedEvent: {
+            /** @example evt_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "contact.erased";
+            /**
+             * Format: date-time
+             * @example 2026-12-10T15:00:00.000Z
+             */
+            createdAt: Date;
+            /** @example org_3kTMd9VbX2qLr7NwY5pHcZ */
+            orgId: string;
+            /** @description Who caused the event. */
+            actor: {
+                /**
+                 * @example apiKey
+                 * @enum {string}
+                 */
+                kind: "apiKey" | "playgroundToken" | "system";
+                /**
+                 * @description The key's or token's id (never its secret), or the service's part, e.g. webhook-worker.
+                 * @example key_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                id: string;
+            };
+            /** @description The payload of contact.erased. */
+            data: {
+                object: components["schemas"]["Contact"];
+                /** @description The leads erased with the contact, including any deleted before. */
+                leadIds: string[];
+                /** @constant */
+                erased: true;
             };
         };
         /** @description A client was created (by clients.create, or by converting a lead). */
@@ -3721,7 +3883,7 @@ export interface components {
              *       "invoice.paid"
              *     ]
              */
-            events: ("*" | "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "lead.restored" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "task.restored" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.restored" | "webhook.disabled" | "import.completed" | "import.failed")[];
+            events: ("*" | "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "lead.restored" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.restored" | "contact.erased" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "task.restored" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.restored" | "webhook.disabled" | "import.completed" | "import.failed")[];
             /** @example true */
             enabled: boolean;
             /**
@@ -3755,7 +3917,7 @@ export interface components {
              * @example invoice.paid
              * @enum {string}
              */
-            eventType: "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "lead.restored" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "task.restored" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.restored" | "webhook.disabled" | "import.completed" | "import.failed";
+            eventType: "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "lead.restored" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.restored" | "contact.erased" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "task.restored" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.restored" | "webhook.disabled" | "import.completed" | "import.failed";
             /**
              * @example pending
              * @enum {string}
@@ -4209,6 +4371,97 @@ export interface components {
             }[];
             pagination: components["schemas"]["Pagination"];
         };
+        /** @description What contacts.erase answers: the ids it erased, and its audit record. */
+        "contacts.erase.output": {
+            /** @example con_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+            /** @constant */
+            erased: true;
+            /** @description The leads erased with the contact, including any deleted before. */
+            leadIds: string[];
+            /**
+             * @description The audit record of this erasure.
+             * @example era_3kTMd9VbX2qLr7NwY5pHcZ
+             */
+            erasureId: string;
+        };
+        /** @description Everything the workspace holds about one person (GDPR articles 15 and 20). */
+        "contacts.exportPersonalData.output": {
+            contact: components["schemas"]["Contact"];
+            /** @description The contact's leads, oldest first. */
+            leads: components["schemas"]["Lead"][];
+            /** @description The calls logged on those leads, oldest first. */
+            calls: components["schemas"]["LeadCall"][];
+            /** @description The tasks linked to those leads, oldest first. */
+            tasks: components["schemas"]["Task"][];
+            /** @description The clients linked to the contact, oldest first. */
+            clients: components["schemas"]["Client"][];
+            /** @description The events that name the person (the contact or its leads, deleted ones included), oldest first. */
+            events: components["schemas"]["Event"][];
+            /** @description The change history of the contact and its leads (deleted ones included), newest first. */
+            history: {
+                /** @example hist_3kTMd9VbX2qLr7NwY5pHcZ */
+                id: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-26T09:30:00.000Z
+                 */
+                changedAt: Date;
+                /**
+                 * @example updated
+                 * @enum {string}
+                 */
+                action: "created" | "updated" | "deleted" | "restored";
+                /** @description Who made the change, as events name it: the API key, or the playground token a member called with. */
+                actor: {
+                    /**
+                     * @example apiKey
+                     * @enum {string}
+                     */
+                    kind: "apiKey" | "playgroundToken" | "system";
+                    /**
+                     * @description The key's or token's id (never its secret), or the service's part, e.g. webhook-worker.
+                     * @example key_3kTMd9VbX2qLr7NwY5pHcZ
+                     */
+                    id: string;
+                };
+                /**
+                 * @description The procedure the change came through (`import` for an import's rows); null when not through one.
+                 * @example leads.update
+                 */
+                procedure: string | null;
+                /**
+                 * @description The request's X-Request-Id (an import's rows: the import's id); null when unknown.
+                 * @example 7f0c2c8e-4f7e-4d4a-9b7e-2b1f9a3e6d10
+                 */
+                requestId: string | null;
+                /** @description The fields the change set, named as the API names them: every field set on a creation or a delete. */
+                changes: {
+                    [key: string]: {
+                        /**
+                         * @description The value before (null on a creation).
+                         * @example NOT_CONTACTED
+                         */
+                        from: string | string[] | null;
+                        /**
+                         * @description The value after (null on a delete).
+                         * @example CONTACTED
+                         */
+                        to: string | string[] | null;
+                    };
+                };
+                /**
+                 * @description What the entry is about: the contact, or one of its leads.
+                 * @enum {string}
+                 */
+                resource: "lead" | "contact";
+                /**
+                 * @description The contact's or the lead's id.
+                 * @example lead_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                recordId: string;
+            }[];
+        };
         "clients.getAll.output": {
             data: components["schemas"]["Client"][];
             pagination: components["schemas"]["Pagination"];
@@ -4523,7 +4776,7 @@ export interface components {
              *       "invoice.paid"
              *     ]
              */
-            events: ("*" | "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "lead.restored" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "task.restored" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.restored" | "webhook.disabled" | "import.completed" | "import.failed")[];
+            events: ("*" | "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "lead.restored" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.restored" | "contact.erased" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "task.restored" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.restored" | "webhook.disabled" | "import.completed" | "import.failed")[];
             /** @example true */
             enabled: boolean;
             /**
@@ -4569,7 +4822,7 @@ export interface components {
              *       "invoice.paid"
              *     ]
              */
-            events: ("*" | "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "lead.restored" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "task.restored" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.restored" | "webhook.disabled" | "import.completed" | "import.failed")[];
+            events: ("*" | "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "lead.restored" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.restored" | "contact.erased" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "task.restored" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.restored" | "webhook.disabled" | "import.completed" | "import.failed")[];
             /** @example true */
             enabled: boolean;
             /**
@@ -4900,6 +5153,14 @@ export interface components {
             cursor?: string;
             pageSize?: number;
         };
+        "contacts.erase.input": {
+            /** @example con_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+        };
+        "contacts.exportPersonalData.input": {
+            /** @example con_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+        };
         /** @default {} */
         "clients.getAll.input": {
             /** @example Acme */
@@ -5169,8 +5430,8 @@ export interface components {
          */
         "events.getAll.input": {
             /** @enum {string} */
-            type?: "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "lead.restored" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "task.restored" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.restored" | "webhook.disabled" | "import.completed" | "import.failed";
-            types?: ("lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "lead.restored" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "task.restored" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.restored" | "webhook.disabled" | "import.completed" | "import.failed")[];
+            type?: "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "lead.restored" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.restored" | "contact.erased" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "task.restored" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.restored" | "webhook.disabled" | "import.completed" | "import.failed";
+            types?: ("lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "lead.restored" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.restored" | "contact.erased" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "task.restored" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.restored" | "webhook.disabled" | "import.completed" | "import.failed")[];
             /**
              * Format: date-time
              * @example 2026-12-03T10:00:00Z
@@ -5208,7 +5469,7 @@ export interface components {
              *       "invoice.created"
              *     ]
              */
-            events: ("*" | "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "lead.restored" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "task.restored" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.restored" | "webhook.disabled" | "import.completed" | "import.failed")[];
+            events: ("*" | "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "lead.restored" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.restored" | "contact.erased" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "task.restored" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.restored" | "webhook.disabled" | "import.completed" | "import.failed")[];
             description?: string | null;
         };
         "webhooks.update.input": {
@@ -5226,7 +5487,7 @@ export interface components {
              *       "invoice.created"
              *     ]
              */
-            events?: ("*" | "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "lead.restored" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "task.restored" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.restored" | "webhook.disabled" | "import.completed" | "import.failed")[];
+            events?: ("*" | "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "lead.restored" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.restored" | "contact.erased" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "task.restored" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.restored" | "webhook.disabled" | "import.completed" | "import.failed")[];
             description?: string | null;
             enabled?: boolean;
             /**
@@ -5273,7 +5534,7 @@ export interface components {
         };
         /** @default {} */
         "events.onEvent.input": {
-            types?: ("lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "lead.restored" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "task.restored" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.restored" | "webhook.disabled" | "import.completed" | "import.failed")[];
+            types?: ("lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "lead.restored" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.restored" | "contact.erased" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "task.restored" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.restored" | "webhook.disabled" | "import.completed" | "import.failed")[];
             lastEventId?: string | null;
         };
         /**
@@ -9069,6 +9330,447 @@ export interface operations {
                             data: {
                                 /** @description The output of the procedure. */
                                 json: components["schemas"]["contacts.getHistory.output"];
+                                meta?: components["schemas"]["SuperjsonMeta"];
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `BAD_REQUEST`: The input failed validation (`issues` names the fields), or the envelope is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or malformed Authorization header, or an invalid, expired or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `FORBIDDEN`: The workspace is not on the maximum tier, the endpoint is not exposed, or the key lacks the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `NOT_FOUND`: A referenced record does not exist in this workspace. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`: The key's requests per minute are used up, or its client address failed to authenticate too often; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /**
+                     * @description The quota (draft-ietf-httpapi-ratelimit-headers): `"key";q=<requests>;w=60` per API key or playground token (by tier: FREE 60, PRO 600, BUSINESS 1200 a minute), or `"auth";q=<failures>;w=60` for failed authentications from one client address.
+                     * @example "key";q=1200;w=60
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description What remains: `r` requests of the quota, `t` seconds until it resets.
+                     * @example "key";r=0;t=30
+                     */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR`: Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The database cannot be reached; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+        };
+    };
+    "contacts.erase": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same body within 24 hours replays the first answer (status and body, with `Idempotent-Replayed: true`) without acting again; with another body or procedure it is a 422; while the first call with the key is still running, a 409. Keys belong to the API key that sent them. Validation failures (400) and server errors are not kept.
+                 * @example 6f1c2c1e-8f7a-4d0e-9f55-2b1f3a9c7d10
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "json": {
+                 *         "id": "con_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    json: components["schemas"]["contacts.erase.input"];
+                    meta?: components["schemas"]["SuperjsonMeta"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: the output in the envelope. */
+            200: {
+                headers: {
+                    /** @description `true` when this answer is the stored answer to an earlier call with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "data": {
+                     *           "json": {
+                     *             "id": "con_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *             "erased": true,
+                     *             "leadIds": [
+                     *               "lead_3kTMd9VbX2qLr7NwY5pHcZ"
+                     *             ],
+                     *             "erasureId": "era_3kTMd9VbX2qLr7NwY5pHcZ"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: {
+                                /** @description The output of the procedure. */
+                                json: components["schemas"]["contacts.erase.output"];
+                                meta?: components["schemas"]["SuperjsonMeta"];
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `BAD_REQUEST`: The input failed validation (`issues` names the fields), or the envelope is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or malformed Authorization header, or an invalid, expired or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `FORBIDDEN`: The workspace is not on the maximum tier, the endpoint is not exposed, or the key lacks the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `NOT_FOUND`: A referenced record does not exist in this workspace. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `CONFLICT`: The record is not in a state that allows the change, or a call with the same `Idempotency-Key` is still in progress (retry). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as `Content-Type: application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNPROCESSABLE_CONTENT`: The `Idempotency-Key` was already used for another request (another body or procedure). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`: The key's requests per minute are used up, or its client address failed to authenticate too often; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /**
+                     * @description The quota (draft-ietf-httpapi-ratelimit-headers): `"key";q=<requests>;w=60` per API key or playground token (by tier: FREE 60, PRO 600, BUSINESS 1200 a minute), or `"auth";q=<failures>;w=60` for failed authentications from one client address.
+                     * @example "key";q=1200;w=60
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description What remains: `r` requests of the quota, `t` seconds until it resets.
+                     * @example "key";r=0;t=30
+                     */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR`: Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The database cannot be reached; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+        };
+    };
+    "contacts.exportPersonalData": {
+        parameters: {
+            query: {
+                /**
+                 * @description The input as JSON text `{"json": <input>}` (URL-encoded in the query).
+                 * @example {"json":{"id":"con_3kTMd9VbX2qLr7NwY5pHcZ"}}
+                 */
+                input: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: the output in the envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "data": {
+                     *           "json": {
+                     *             "contact": {
+                     *               "id": "con_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *               "name": "Ana Souza",
+                     *               "phones": [
+                     *                 "+447400123456"
+                     *               ],
+                     *               "emails": [
+                     *                 "ana@example.com"
+                     *               ],
+                     *               "primaryPhone": "+447400123456",
+                     *               "primaryEmail": "ana@example.com",
+                     *               "company": "Acme Ltd",
+                     *               "createdAt": "2026-11-20T14:05:00.000Z",
+                     *               "updatedAt": "2026-11-26T09:30:00.000Z",
+                     *               "externalId": "crm-000123"
+                     *             },
+                     *             "leads": [
+                     *               {
+                     *                 "id": "lead_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *                 "name": "Ana Souza",
+                     *                 "phones": [
+                     *                   "+447400123456"
+                     *                 ],
+                     *                 "emails": [
+                     *                   "ana@example.com"
+                     *                 ],
+                     *                 "primaryPhone": "+447400123456",
+                     *                 "primaryEmail": "ana@example.com",
+                     *                 "contactId": "con_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *                 "company": "Acme Ltd",
+                     *                 "source": "website",
+                     *                 "status": "CONTACTED",
+                     *                 "notes": "Interested in the annual plan; call back on Thursday",
+                     *                 "nextCallAt": "2026-12-03T10:00:00.000Z",
+                     *                 "createdAt": "2026-11-20T14:05:00.000Z",
+                     *                 "updatedAt": "2026-11-26T09:30:00.000Z",
+                     *                 "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *                 "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *                 "externalId": "crm-000123"
+                     *               }
+                     *             ],
+                     *             "calls": [
+                     *               {
+                     *                 "id": "call_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *                 "leadId": "lead_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *                 "outcome": "CONTACTED",
+                     *                 "notes": "Interested in the annual plan; call back on Thursday",
+                     *                 "nextCallAt": "2026-12-03T10:00:00.000Z",
+                     *                 "loggedBy": "key_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *                 "createdAt": "2026-11-26T09:30:00.000Z"
+                     *               }
+                     *             ],
+                     *             "tasks": [
+                     *               {
+                     *                 "id": "task_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *                 "title": "Call Ana Souza about the renewal",
+                     *                 "description": "She asked for the annual plan pricing before the call",
+                     *                 "status": "DONE",
+                     *                 "dueAt": "2026-12-03T10:00:00.000Z",
+                     *                 "completedAt": "2026-12-03T10:20:00.000Z",
+                     *                 "leadId": "lead_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *                 "clientId": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *                 "assignedToId": "mem_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *                 "createdAt": "2026-11-26T09:30:00.000Z",
+                     *                 "updatedAt": "2026-12-03T10:20:00.000Z"
+                     *               }
+                     *             ],
+                     *             "clients": [
+                     *               {
+                     *                 "id": "cli_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *                 "name": "Ana Souza",
+                     *                 "contactId": "con_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *                 "company": "Acme Ltd",
+                     *                 "email": "ana@example.com",
+                     *                 "phone": "+447400123456",
+                     *                 "notes": "Invoices to accounts@acme.example, net 30",
+                     *                 "createdAt": "2026-11-26T09:30:00.000Z",
+                     *                 "updatedAt": "2026-11-27T11:15:00.000Z",
+                     *                 "externalId": "crm-000123"
+                     *               }
+                     *             ],
+                     *             "events": [],
+                     *             "history": [
+                     *               {
+                     *                 "id": "hist_3kTMd9VbX2qLr7NwY5pHcZ",
+                     *                 "changedAt": "2026-11-26T09:30:00.000Z",
+                     *                 "action": "updated",
+                     *                 "actor": {
+                     *                   "kind": "apiKey",
+                     *                   "id": "key_3kTMd9VbX2qLr7NwY5pHcZ"
+                     *                 },
+                     *                 "procedure": "leads.update",
+                     *                 "requestId": "7f0c2c8e-4f7e-4d4a-9b7e-2b1f9a3e6d10",
+                     *                 "changes": {},
+                     *                 "resource": "lead",
+                     *                 "recordId": "lead_3kTMd9VbX2qLr7NwY5pHcZ"
+                     *               }
+                     *             ]
+                     *           },
+                     *           "meta": {
+                     *             "values": {
+                     *               "contact.createdAt": [
+                     *                 "Date"
+                     *               ],
+                     *               "contact.updatedAt": [
+                     *                 "Date"
+                     *               ],
+                     *               "leads.0.nextCallAt": [
+                     *                 "Date"
+                     *               ],
+                     *               "leads.0.createdAt": [
+                     *                 "Date"
+                     *               ],
+                     *               "leads.0.updatedAt": [
+                     *                 "Date"
+                     *               ],
+                     *               "calls.0.nextCallAt": [
+                     *                 "Date"
+                     *               ],
+                     *               "calls.0.createdAt": [
+                     *                 "Date"
+                     *               ],
+                     *               "tasks.0.dueAt": [
+                     *                 "Date"
+                     *               ],
+                     *               "tasks.0.completedAt": [
+                     *                 "Date"
+                     *               ],
+                     *               "tasks.0.createdAt": [
+                     *                 "Date"
+                     *               ],
+                     *               "tasks.0.updatedAt": [
+                     *                 "Date"
+                     *               ],
+                     *               "clients.0.createdAt": [
+                     *                 "Date"
+                     *               ],
+                     *               "clients.0.updatedAt": [
+                     *                 "Date"
+                     *               ],
+                     *               "history.0.changedAt": [
+                     *                 "Date"
+                     *               ]
+                     *             },
+                     *             "v": 1
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: {
+                                /** @description The output of the procedure. */
+                                json: components["schemas"]["contacts.exportPersonalData.output"];
                                 meta?: components["schemas"]["SuperjsonMeta"];
                             };
                         };
@@ -19291,6 +19993,85 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["ContactRestoredEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the delivery timeout (5 s by default) counts as delivered. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: retried with exponential backoff and jitter for about a day. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.contact.erased": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the endpoint's secret>`, one `v1` per valid secret during a rotation. Check it on the raw body and refuse a `t` older than 5 minutes (the client package's `constructWebhookEvent` does both).
+                 * @example t=1795500000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Workspace-Signature": string;
+                /**
+                 * @description The event's id: delivery is at least once, so skip an id already handled.
+                 * @example evt_3kTMd9VbX2qLr7NwY5pHcZ
+                 */
+                "Workspace-Event-Id": string;
+                /**
+                 * @description The event's `type`.
+                 * @example invoice.paid
+                 */
+                "Workspace-Event-Type": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "type": "contact.erased",
+                 *       "createdAt": "2026-12-10T15:00:00.000Z",
+                 *       "orgId": "org_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *       "actor": {
+                 *         "kind": "apiKey",
+                 *         "id": "key_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *       },
+                 *       "data": {
+                 *         "object": {
+                 *           "id": "con_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *           "name": "Ana Souza",
+                 *           "phones": [
+                 *             "+447400123456"
+                 *           ],
+                 *           "emails": [
+                 *             "ana@example.com"
+                 *           ],
+                 *           "primaryPhone": "+447400123456",
+                 *           "primaryEmail": "ana@example.com",
+                 *           "company": "Acme Ltd",
+                 *           "createdAt": "2026-11-20T14:05:00.000Z",
+                 *           "updatedAt": "2026-11-26T09:30:00.000Z",
+                 *           "externalId": "crm-000123"
+                 *         },
+                 *         "leadIds": [
+                 *           "lead_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *         ],
+                 *         "erased": true
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ContactErasedEvent"];
             };
         };
         responses: {

@@ -23,6 +23,8 @@ export const procedureMethods = {
   'contacts.restore': 'POST',
   'contacts.getDeleted': 'GET',
   'contacts.getHistory': 'GET',
+  'contacts.erase': 'POST',
+  'contacts.exportPersonalData': 'GET',
   'clients.getAll': 'GET',
   'clients.getById': 'GET',
   'clients.create': 'POST',

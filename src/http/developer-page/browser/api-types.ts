@@ -59,6 +59,8 @@ export interface ScopeResource {
   resource: string;
   read: string | null;
   write: string[];
+  /** Scopes no level grants (contacts.erase): each its own box, unchecked. */
+  optIn: string[];
 }
 
 export interface ProceduresAnswer {

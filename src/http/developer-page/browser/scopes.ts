@@ -57,6 +57,18 @@ export function render(container: HTMLElement, resources: ScopeResource[], name:
       if (!available) box.title = 'No ' + level + ' procedures for ' + resource.resource;
       levels.appendChild(box);
     });
+    // Scopes no level grants (contacts.erase): a box of their own, never checked by default.
+    (resource.optIn || []).forEach((scope) => {
+      const box = el('label', 'check');
+      const input = el('input');
+      input.type = 'checkbox';
+      input.name = name + '-opt-in';
+      input.value = scope;
+      input.setAttribute('aria-label', scope);
+      box.appendChild(input);
+      box.appendChild(document.createTextNode(' ' + scope));
+      levels.appendChild(box);
+    });
     tr.appendChild(levels);
     tr.appendChild(grants);
     tbody.appendChild(tr);
@@ -75,7 +87,9 @@ export function chosen(container: HTMLElement, resources: ScopeResource[]): stri
   let out: string[] = [];
   resources.forEach((resource) => {
     const row = container.querySelector<HTMLElement>('tr[data-resource="' + resource.resource + '"]');
-    if (row) out = out.concat(grantedBy(resource, chosenLevel(row)));
+    if (!row) return;
+    out = out.concat(grantedBy(resource, chosenLevel(row)));
+    row.querySelectorAll<HTMLInputElement>('input[type=checkbox]:checked').forEach((box) => { out.push(box.value); });
   });
   return out;
 }
@@ -84,6 +98,9 @@ export function chosen(container: HTMLElement, resources: ScopeResource[]): stri
 export function missingScopeHint(message: string | null, holder: string, where: string): string | null {
   const match = /missing scope: ([A-Za-z0-9_]+)\.([A-Za-z0-9_]+)/.exec(message || '');
   if (!match) return null;
+  const scope = match[1] + '.' + match[2];
+  // A scope no level grants (contacts.erase) has a box of its own.
+  if (['read', 'create', 'update', 'delete'].indexOf(match[2]!) === -1) return 'This ' + holder + ' lacks ' + scope + ': tick ' + scope + ' for ' + match[1] + ' ' + where;
   const level = match[2] === 'read' ? 'Read' : 'Write';
-  return 'This ' + holder + ' lacks ' + match[1] + '.' + match[2] + ': choose ' + level + ' for ' + match[1] + ' ' + where;
+  return 'This ' + holder + ' lacks ' + scope + ': choose ' + level + ' for ' + match[1] + ' ' + where;
 }
