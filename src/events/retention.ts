@@ -1,7 +1,7 @@
 import type { Db } from '../db/knex';
 import type { Logger } from '../logger';
 import * as eventsQueries from '../db/events';
-import { startPeriodicJob, type PeriodicJob } from '../server/periodic-job';
+import { deleteInBatches, startPeriodicJob, type PeriodicJob } from '../server/periodic-job';
 
 const DAY_MS = 86_400_000;
 
@@ -15,13 +15,7 @@ export async function purgeExpiredEvents(
   { batchSize = 1000, shouldStop = () => false }: { batchSize?: number; shouldStop?: () => boolean } = {},
 ): Promise<number> {
   const cutoff = new Date(Date.now() - retentionDays * DAY_MS);
-  let deleted = 0;
-  while (!shouldStop()) {
-    const count = await eventsQueries.purgeOlderThan(db, cutoff, batchSize);
-    deleted += count;
-    if (count < batchSize) break;
-  }
-  return deleted;
+  return deleteInBatches((size) => eventsQueries.purgeOlderThan(db, cutoff, size), batchSize, shouldStop);
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Db } from '../db/knex';
 import type { Logger } from '../logger';
 import * as idempotencyQueries from '../db/idempotency';
-import { startPeriodicJob, type PeriodicJob } from '../server/periodic-job';
+import { deleteInBatches, startPeriodicJob, type PeriodicJob } from '../server/periodic-job';
 
 export interface SweepOptions {
   /** Rows per DELETE: small enough that one statement holds few locks briefly. */
@@ -12,13 +12,8 @@ export interface SweepOptions {
 
 /** Deletes expired idempotency records in batches; answers how many went. */
 export async function sweepExpiredIdempotencyKeys(db: Db, { batchSize = 1000, maxBatches = 50 }: SweepOptions = {}): Promise<number> {
-  let deleted = 0;
-  for (let batch = 0; batch < maxBatches; batch++) {
-    const count = await idempotencyQueries.deleteExpired(db, batchSize);
-    deleted += count;
-    if (count < batchSize) break;
-  }
-  return deleted;
+  let batches = 0;
+  return deleteInBatches((size) => idempotencyQueries.deleteExpired(db, size), batchSize, () => batches++ >= maxBatches);
 }
 
 /**

@@ -37,3 +37,20 @@ export function startPeriodicJob(options: { intervalMs: number; runAtStart: bool
     },
   };
 }
+
+/**
+ * A periodic job's usual run: `deleteBatch(batchSize)` again and again, each batch its own short
+ * statement (no long lock), until one deletes fewer than `batchSize` rows or `shouldStop` says
+ * so (checked before each batch); answers how many rows went.
+ */
+export async function deleteInBatches(
+  deleteBatch: (batchSize: number) => Promise<number>, batchSize: number, shouldStop: () => boolean = () => false,
+): Promise<number> {
+  let deleted = 0;
+  while (!shouldStop()) {
+    const count = await deleteBatch(batchSize);
+    deleted += count;
+    if (count < batchSize) break;
+  }
+  return deleted;
+}

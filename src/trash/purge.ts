@@ -1,7 +1,7 @@
 import type { Db } from '../db/knex';
 import type { Logger } from '../logger';
 import * as trash from '../db/trash';
-import { startPeriodicJob, type PeriodicJob } from '../server/periodic-job';
+import { deleteInBatches, startPeriodicJob, type PeriodicJob } from '../server/periodic-job';
 
 const DAY_MS = 86_400_000;
 
@@ -18,13 +18,7 @@ export async function purgeExpiredTrash(
   { batchSize = 500, shouldStop = () => false }: { batchSize?: number; shouldStop?: () => boolean } = {},
 ): Promise<number> {
   const cutoff = new Date(Date.now() - retentionDays * DAY_MS);
-  let purged = 0;
-  while (!shouldStop()) {
-    const count = await trash.purgeOlderThan(db, cutoff, batchSize);
-    purged += count;
-    if (count < batchSize) break;
-  }
-  return purged;
+  return deleteInBatches((size) => trash.purgeOlderThan(db, cutoff, size), batchSize, shouldStop);
 }
 
 /**

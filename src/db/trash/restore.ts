@@ -59,6 +59,21 @@ async function checkLinks(
   return undefined;
 }
 
+/**
+ * Takes the record's trash row and checks its row (a copy, where checkLinks clears what it must):
+ * undefined when not in the trash, `{ conflict }` when a rule refuses, else the row to insert and
+ * the trash row's other parts.
+ */
+async function takeChecked(
+  trx: Knex.Transaction, orgId: string, what: { resource: TrashResource; table: string; id: string }, retentionDays: number, links: readonly Link[],
+): Promise<{ conflict: string } | { row: Record<string, unknown>; trashed: Trashed } | undefined> {
+  const trashed = await takeFromTrash(trx, orgId, what.resource, what.id, retentionDays);
+  if (!trashed) return undefined;
+  const row = { ...trashed.rows.row };
+  const conflict = await checkLinks(trx, orgId, { noun: what.resource, id: what.id, table: what.table, row }, links);
+  return conflict ? { conflict } : { row, trashed };
+}
+
 const LEAD_LINKS: readonly Link[] = [
   { column: 'contact_id', table: TABLES.contacts, resource: 'contact', noun: 'contact', required: true },
   { column: 'client_id', table: TABLES.clients, resource: 'client', noun: 'client' },
@@ -70,11 +85,9 @@ const LEAD_LINKS: readonly Link[] = [
  * its stored JSON, its counters, and the links its tasks lost.
  */
 export async function restoreLead(trx: Knex.Transaction, orgId: string, id: string, retentionDays: number): Promise<Restored<leads.Lead>> {
-  const trashed = await takeFromTrash(trx, orgId, 'lead', id, retentionDays);
-  if (!trashed) return undefined;
-  const row = { ...trashed.rows.row };
-  const conflict = await checkLinks(trx, orgId, { noun: 'lead', id, table: TABLES.leads, row }, LEAD_LINKS);
-  if (conflict) return { conflict };
+  const taken = await takeChecked(trx, orgId, { resource: 'lead', table: TABLES.leads, id }, retentionDays, LEAD_LINKS);
+  if (!taken || 'conflict' in taken) return taken;
+  const { row, trashed } = taken;
   await insertRows(trx, TABLES.leads, [row]);
   await insertRows(trx, TABLES.leadCalls, (trashed.rows.calls ?? []) as Record<string, unknown>[]);
   // The contact may have changed while the lead was in the trash (its changes reach live leads only).
@@ -93,11 +106,9 @@ export async function restoreLead(trx: Knex.Transaction, orgId: string, id: stri
 
 /** Restores a contact, and its link from the clients its delete unlinked. */
 export async function restoreContact(trx: Knex.Transaction, orgId: string, id: string, retentionDays: number): Promise<Restored<contacts.Contact>> {
-  const trashed = await takeFromTrash(trx, orgId, 'contact', id, retentionDays);
-  if (!trashed) return undefined;
-  const row = { ...trashed.rows.row };
-  const conflict = await checkLinks(trx, orgId, { noun: 'contact', id, table: TABLES.contacts, row }, []);
-  if (conflict) return { conflict };
+  const taken = await takeChecked(trx, orgId, { resource: 'contact', table: TABLES.contacts, id }, retentionDays, []);
+  if (!taken || 'conflict' in taken) return taken;
+  const { row, trashed } = taken;
   await insertRows(trx, TABLES.contacts, [row], CONTACTS_GENERATED);
   await relink(trx, orgId, { table: TABLES.clients, column: 'contact_id', to: id, ids: trashed.rows.unlinked.clients });
   return { record: (await contacts.getById(trx, orgId, id))! };
@@ -105,13 +116,11 @@ export async function restoreContact(trx: Knex.Transaction, orgId: string, id: s
 
 /** Restores a client, and its link from the leads (their stored JSON too) and tasks its delete unlinked. */
 export async function restoreClient(trx: Knex.Transaction, orgId: string, id: string, retentionDays: number): Promise<Restored<clients.Client>> {
-  const trashed = await takeFromTrash(trx, orgId, 'client', id, retentionDays);
-  if (!trashed) return undefined;
-  const row = { ...trashed.rows.row };
-  const conflict = await checkLinks(trx, orgId, { noun: 'client', id, table: TABLES.clients, row }, [
+  const taken = await takeChecked(trx, orgId, { resource: 'client', table: TABLES.clients, id }, retentionDays, [
     { column: 'contact_id', table: TABLES.contacts, resource: 'contact', noun: 'contact' },
   ]);
-  if (conflict) return { conflict };
+  if (!taken || 'conflict' in taken) return taken;
+  const { row, trashed } = taken;
   await insertRows(trx, TABLES.clients, [row]);
   const relinkedLeads = await relink(trx, orgId, { table: TABLES.leads, column: 'client_id', to: id, ids: trashed.rows.unlinked.leads });
   if (relinkedLeads.length > 0) await leads.storeLeadJson(trx, orgId, { leadIds: relinkedLeads });
@@ -126,24 +135,19 @@ const TASK_LINKS: readonly Link[] = [
 ];
 
 export async function restoreTask(trx: Knex.Transaction, orgId: string, id: string, retentionDays: number): Promise<Restored<tasks.Task>> {
-  const trashed = await takeFromTrash(trx, orgId, 'task', id, retentionDays);
-  if (!trashed) return undefined;
-  const row = { ...trashed.rows.row };
-  const conflict = await checkLinks(trx, orgId, { noun: 'task', id, table: TABLES.tasks, row }, TASK_LINKS);
-  if (conflict) return { conflict };
-  await insertRows(trx, TABLES.tasks, [row]);
+  const taken = await takeChecked(trx, orgId, { resource: 'task', table: TABLES.tasks, id }, retentionDays, TASK_LINKS);
+  if (!taken || 'conflict' in taken) return taken;
+  await insertRows(trx, TABLES.tasks, [taken.row]);
   return { record: (await tasks.getById(trx, orgId, id))! };
 }
 
 /** Restores a draft invoice and its line items; its client must be live (an invoice always has one). */
 export async function restoreInvoice(trx: Knex.Transaction, orgId: string, id: string, retentionDays: number): Promise<Restored<invoices.Invoice>> {
-  const trashed = await takeFromTrash(trx, orgId, 'invoice', id, retentionDays);
-  if (!trashed) return undefined;
-  const row = { ...trashed.rows.row };
-  const conflict = await checkLinks(trx, orgId, { noun: 'invoice', id, table: TABLES.invoices, row }, [
+  const taken = await takeChecked(trx, orgId, { resource: 'invoice', table: TABLES.invoices, id }, retentionDays, [
     { column: 'client_id', table: TABLES.clients, resource: 'client', noun: 'client', required: true },
   ]);
-  if (conflict) return { conflict };
+  if (!taken || 'conflict' in taken) return taken;
+  const { row, trashed } = taken;
   await insertRows(trx, TABLES.invoices, [row]);
   await insertRows(trx, TABLES.invoiceLineItems, (trashed.rows.items ?? []) as Record<string, unknown>[]);
   return { record: (await invoices.getById(trx, orgId, id))! };
