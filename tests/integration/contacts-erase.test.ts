@@ -45,17 +45,19 @@ function containing(text: string, needles: string[]): string[] {
 }
 
 /**
- * Every row of every user table as text, on every node: on Citus the coordinator (its guard
- * against multi-shard statements lifted for this session) and each worker's shards directly.
+ * Which of the (lowercase) `needles` some row of some user table holds, as text, on every node:
+ * on Citus the coordinator (its guard against multi-shard statements lifted for this session) and
+ * each worker's shards directly. PostgreSQL searches each table, so the suite's whole database is
+ * never held in this process (a Citus run's grows past the largest string V8 makes).
  */
-async function dumpDatabase(): Promise<string> {
+async function foundInDatabase(needles: string[]): Promise<string[]> {
   const url = testDatabaseUrl();
   const urls = [url];
   if (process.env.WSAPI_TEST_CITUS) {
     const { rows } = await ctx.db.raw(`select nodename, nodeport from pg_dist_node where noderole = 'primary' and groupid > 0`);
     for (const node of rows) urls.push(Object.assign(new URL(url), { hostname: node.nodename, port: String(node.nodeport) }).toString());
   }
-  const parts: string[] = [];
+  const found = new Set<string>();
   for (const nodeUrl of urls) {
     const client = new pg.Client({ connectionString: nodeUrl });
     await client.connect();
@@ -63,14 +65,18 @@ async function dumpDatabase(): Promise<string> {
       if (process.env.WSAPI_TEST_CITUS) await client.query(`set citus.multi_task_query_log_level = 'off'`);
       const { rows: tables } = await client.query(`select format('%I.%I', schemaname, tablename) as name from pg_tables where schemaname not in ('pg_catalog', 'information_schema', 'citus', 'columnar', 'columnar_internal')`);
       for (const table of tables) {
-        const { rows } = await client.query(`select t::text as row from ${table.name} t`);
-        parts.push(...rows.map((r: { row: string }) => `${table.name} ${r.row}`));
+        // One needle a query: Citus plans no subquery correlated with a set-returning function.
+        for (const needle of needles) {
+          if (found.has(needle)) continue;
+          const { rowCount } = await client.query(`select 1 from ${table.name} t where strpos(lower(t::text), $1) > 0 limit 1`, [needle]);
+          if (rowCount) found.add(needle);
+        }
       }
     } finally {
       await client.end();
     }
   }
-  return parts.join('\n');
+  return needles.filter((n) => found.has(n));
 }
 
 async function call(key: string, name: string, input: unknown, idempotencyKey?: string) {
@@ -126,7 +132,7 @@ describe('POST contacts.erase', () => {
       ]));
 
       // The dump finds the person in every form before (so finding nothing after means something).
-      const before = containing(await dumpDatabase(), p.needles());
+      const before = await foundInDatabase(p.needles());
       expect(before).toEqual(expect.arrayContaining(p.needles().filter((n) => n !== p.ukNational.toLowerCase() && n !== p.frInternational.toLowerCase())));
 
       const res = await rpcPost(ctx.app, 'contacts.erase', { id: contactId }, ws.key);
@@ -136,9 +142,8 @@ describe('POST contacts.erase', () => {
       expect([...erased.leadIds].sort()).toEqual([lead1.id, lead2Id, lead3Id].sort());
 
       // No stored form of the person anywhere, on any node; the other person is all there.
-      const dump = await dumpDatabase();
-      expect(containing(dump, p.needles())).toEqual([]);
-      expect(containing(dump, [other.name.toLowerCase(), other.leadNotes.toLowerCase()])).toHaveLength(2);
+      expect(await foundInDatabase(p.needles())).toEqual([]);
+      expect(await foundInDatabase([other.name.toLowerCase(), other.leadNotes.toLowerCase()])).toHaveLength(2);
 
       // Nothing of the person through the API either.
       const reads = await Promise.all([
@@ -262,10 +267,10 @@ describe('POST contacts.erase', () => {
     const contact = await call(ws.key, 'contacts.create', { name: p.name, phones: [p.ukNational], emails: [p.email] });
     await call(ws.key, 'contacts.update', { id: contact.id, emails: [p.email, p.email2] });
     await call(ws.key, 'contacts.delete', { id: contact.id });
-    expect(containing(await dumpDatabase(), [p.name.toLowerCase(), p.email2.toLowerCase()])).toHaveLength(2);
+    expect(await foundInDatabase([p.name.toLowerCase(), p.email2.toLowerCase()])).toHaveLength(2);
     const erased = resultOf(await rpcPost(ctx.app, 'contacts.erase', { id: contact.id }, ws.key));
     expect(erased).toMatchObject({ id: contact.id, erased: true, leadIds: [] });
-    expect(containing(await dumpDatabase(), p.needles())).toEqual([]);
+    expect(await foundInDatabase(p.needles())).toEqual([]);
     expectRpcFailure(await rpcPost(ctx.app, 'contacts.restore', { id: contact.id }, ws.key), 'NOT_FOUND', 'contacts.restore');
     expect(resultOf(await rpcGet(ctx.app, 'contacts.getDeleted', {}, ws.key)).data).toEqual([]);
   });
