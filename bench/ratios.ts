@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { openLargeWorkspace, DEFAULT_BENCH_URL, LARGE_WORKSPACE } from './lib/dataset';
-import { startServer, buildService, runCannon, serviceEnv, serviceArgs, BENCH_POOL_MAX } from './lib/processes';
+import { openLargeWorkspace, openBenchDatabase, DEFAULT_BENCH_URL, LARGE_WORKSPACE } from './lib/dataset';
+import { startServer, buildService, runCannon, serviceEnv, serviceArgs, postmasterOf, BENCH_POOL_MAX } from './lib/processes';
 import { machineLine, median } from './lib/report';
 import type { CannonJob, CannonResult } from './lib/cannon';
 
-// `npx tsx bench/ratios.ts [--rounds 3] [--cases getById,list,create,update] [--baseline-entry DIR/src/index.js [--baseline-database URL]]`:
+// `npx tsx bench/ratios.ts [--rounds 3] [--cases getById,list,create,update] [--skip-ceilings] [--baseline-entry DIR/src/index.js [--baseline-database URL]]`:
 // the performance targets' cases, taking turns for several rounds (the order reversed every
 // other round), with the median of each: getById from the floor (servers/floor.ts), the bare
 // Express ceiling, the tRPC peer and ours; the REST list's first page on the million-lead
@@ -55,6 +55,10 @@ async function baselineKeys(entry: string, databaseUrl: string, orgIds: string[]
 async function main(): Promise<void> {
   const large = await openLargeWorkspace(url, { writes: true });
   const { key, sample, pgVersion } = large;
+  // PostgreSQL's CPU per request beside the server's: a write's cost is in both.
+  const benchDb = await openBenchDatabase(url);
+  const postmasterPid = postmasterOf(Number((await benchDb.raw('select pg_backend_pid() as pid')).rows[0].pid));
+  await benchDb.destroy();
   const { orgId: writes, key: writeKey } = large.writes!;
   const [baselineKey, baselineWriteKey] = baselineEntry && baselineUrl !== url
     ? await baselineKeys(baselineEntry, baselineUrl, [large.orgId, writes])
@@ -104,17 +108,19 @@ async function main(): Promise<void> {
     { name: 'update ours', args: serviceArgs(ours), env: oursEnv, job: update(key) },
     ...baseline('update', update, baselineKey!),
   ];
-  const servers = allServers.filter((s) => cases.has(s.name.split(' ')[0]!));
+  // --skip-ceilings: ours and the baseline alone, more rounds in the same time (a before/after question).
+  const skipCeilings = process.argv.includes('--skip-ceilings');
+  const servers = allServers.filter((s) => cases.has(s.name.split(' ')[0]!) && !(skipCeilings && !/ (ours|baseline)$/.test(s.name)));
 
   const results = new Map<string, CannonResult[]>(servers.map((s) => [s.name, []]));
   for (let round = 1; round <= rounds; round++) {
     for (const s of round % 2 === 0 ? [...servers].reverse() : servers) {
       const server = await startServer(s.name, s.args, s.env);
       try {
-        const result = await runCannon({ ...s.job(server.baseUrl), connections: CONNECTIONS, ...TIMING }, server.pid);
+        const result = await runCannon({ ...s.job(server.baseUrl), connections: CONNECTIONS, ...TIMING }, server.pid, postmasterPid);
         if (result.errors + result.non2xx > 0) throw new Error(`${s.name}: ${result.errors} errors, ${result.non2xx} non-2xx`);
         results.get(s.name)!.push(result);
-        process.stderr.write(`round ${round} ${s.name}: ${Math.round(result.rps)} req/s, ${result.serverCpuUsPerRequest} us/request\n`);
+        process.stderr.write(`round ${round} ${s.name}: ${Math.round(result.rps)} req/s, ${result.serverCpuUsPerRequest} us/request, database ${result.databaseCpuUsPerRequest} us/request\n`);
       } finally {
         await server.stop();
       }
@@ -123,16 +129,17 @@ async function main(): Promise<void> {
 
   const rps = (name: string) => median(results.get(name)!.map((r) => r.rps));
   const cpu = (name: string) => median(results.get(name)!.map((r) => r.serverCpuUsPerRequest ?? NaN));
+  const dbCpu = (name: string) => median(results.get(name)!.map((r) => r.databaseCpuUsPerRequest ?? NaN));
   const x = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
   const against = (name: string) =>
-    `${name} ${x(rps(`${name} ours`), rps(`${name} baseline`))} its req/s (server CPU ${x(cpu(`${name} ours`), cpu(`${name} baseline`))})`;
+    `${name} ${x(rps(`${name} ours`), rps(`${name} baseline`))} its req/s (server CPU ${x(cpu(`${name} ours`), cpu(`${name} baseline`))}, PostgreSQL CPU ${x(dbCpu(`${name} ours`), dbCpu(`${name} baseline`))})`;
   const has = (name: string) => results.has(name);
   const lines = [
     `${machineLine(pgVersion)}; ${LARGE_WORKSPACE}; ${rounds} rounds taking turns, ${CONNECTIONS} connections, ${TIMING.warmupSeconds} s warm-up and ${TIMING.seconds} s counted each; medians.`,
     '',
-    '| server | req/s (each round) | median req/s | median server CPU µs/request |',
-    '|---|---|---:|---:|',
-    ...servers.map((s) => `| ${s.name} | ${results.get(s.name)!.map((r) => Math.round(r.rps)).join(', ')} | ${Math.round(rps(s.name))} | ${cpu(s.name)} |`),
+    '| server | req/s (each round) | median req/s | median server CPU µs/request | median PostgreSQL CPU µs/request |',
+    '|---|---|---:|---:|---:|',
+    ...servers.map((s) => `| ${s.name} | ${results.get(s.name)!.map((r) => Math.round(r.rps)).join(', ')} | ${Math.round(rps(s.name))} | ${cpu(s.name)} | ${dbCpu(s.name)} |`),
     '',
     ...(has('getById ceiling') ? [
       `- getById ours / ceiling: **${x(rps('getById ours'), rps('getById ceiling'))}** (target >= 0.9); server CPU per request ${x(cpu('getById ours'), cpu('getById ceiling'))} the ceiling's`,
