@@ -6,7 +6,7 @@ import type { Knex } from 'knex';
 // same statement as the write's events (src/db/events/record.ts), never by a round trip of its
 // own. Kept as long as the record is: not purged with the events (src/events/retention.ts), and
 // kept when the record is deleted (a restore brings it back); the trash's purge and a person's
-// erasure remove it, finding a person's rows by (org_id, person_id). No foreign keys: a row
+// erasure remove it, by the records' ids (the contact's and its leads'). No foreign keys: a row
 // outlives its record's delete. On Citus distributed by org_id beside the workspace's other
 // tables, so the write's statement and the history's reads stay single-shard.
 export const HISTORY_TABLES = ['record_history'] as const;
@@ -18,22 +18,19 @@ export async function up(knex: Knex): Promise<void> {
       id text not null,
       resource text not null check (resource in ('lead', 'contact', 'client')),
       record_id text not null,
-      -- The contact the record is about: a lead's contact, a contact itself, a client's linked contact (or null).
-      person_id text,
       changed_at timestamptz not null,
       actor_kind text not null,
       actor_id text not null,
       procedure text,
       request_id text,
-      -- 'created', 'updated' or 'deleted'.
       action text not null check (action in ('created', 'updated', 'deleted', 'restored')),
+      -- {field: {from, to}}; a creation's row holds the record as created (its fields set are its changes).
       changes jsonb not null,
-      primary key (org_id, id)
+      -- A record's history in order (leads.getHistory and the others walk it backwards, newest
+      -- first, by keyset), and a person's (the erasure's and the access export's: the contact's
+      -- and its leads' ids): the one index a write's entries go into.
+      primary key (org_id, resource, record_id, changed_at, id)
     );
-    -- A record's history, newest first (leads.getHistory and the others), by keyset.
-    create index record_history_record_idx on record_history (org_id, resource, record_id, changed_at desc, id desc);
-    -- A person's history, for the erasure.
-    create index record_history_person_idx on record_history (org_id, person_id) where person_id is not null;
   `);
   const { rows } = await knex.raw(`select exists (select 1 from pg_extension where extname = 'citus') as citus`);
   if (rows[0].citus) {

@@ -1,19 +1,16 @@
 import type { HistoryDraft } from './record-events';
+import { HISTORY_FIELDS } from '../db/history';
 import type { Contact } from '../db/contacts';
 import type { Client } from '../db/clients';
 import type { Lead } from '../db/leads/shape';
 
-// The change history of leads, contacts and clients (record_history, issue 50): each write of such
-// a record makes one entry, decided here from what the write answers (the record before and after,
-// as the events are), carried by the write's event (EventDraft.history) and written in the same
-// statement. An entry names the fields as the API names them, each `{from, to}` as the API answers
-// them (times as ISO 8601 text). Fields the API derives (primaryPhone, primaryEmail) and the
-// record's own times are not entries' fields: the entry has its own time.
-
-/** The fields of each resource an entry follows, as the API names them. */
-const LEAD_FIELDS = ['name', 'phones', 'emails', 'company', 'status', 'source', 'notes', 'nextCallAt', 'assignedToId', 'clientId', 'externalId'] as const;
-const CONTACT_FIELDS = ['name', 'phones', 'emails', 'company', 'externalId'] as const;
-const CLIENT_FIELDS = ['name', 'contactId', 'company', 'email', 'phone', 'notes', 'externalId'] as const;
+// The change history of leads, contacts and clients (record_history, issue 50): each change,
+// delete and restore of such a record makes one entry, decided here from what the write answers
+// (the record before and after, as the events are), carried by the write's event
+// (EventDraft.history) and written in the same statement. A creation's entry is not decided here:
+// the events statement derives it from the `<noun>.created` event it inserts (src/db/events/record.ts),
+// so a create binds nothing more for its history. An entry names the fields as the API names them
+// (HISTORY_FIELDS), each `{from, to}` as the API answers them (times as ISO 8601 text).
 
 type Changes = HistoryDraft['changes'];
 
@@ -33,32 +30,25 @@ function changed<T extends object>(fields: readonly (keyof T & string)[], before
 }
 
 /**
- * The entry of a record's write: its creation (every field set, `from` null), its change (the
- * fields that moved; none when nothing did: no entry), or its delete (every field set, `to` null).
+ * The entry of a record's write: its change (the fields that moved; none when nothing did: no
+ * entry), its delete (`after` null: every field set, `to` null, at the statement's time), or its
+ * restore from the trash (`before` null: every field set, `from` null, at the restore's time: the
+ * record keeps the `updatedAt` it was deleted with).
  */
 function entry<T extends { id: string; updatedAt: Date }>(
-  resource: HistoryDraft['resource'], fields: readonly (keyof T & string)[], personId: string | null, before: T | null, after: T | null,
+  resource: HistoryDraft['resource'], fields: readonly (keyof T & string)[], before: T | null, after: T | null,
 ): HistoryDraft[] {
   const record = (after ?? before)!;
   const changes = changed(fields, before, after);
-  const action = before === null ? 'created' : after === null ? 'deleted' : 'updated';
-  if (action === 'updated' && Object.keys(changes).length === 0) return [];
-  return [{ resource, recordId: record.id, personId, changedAt: after === null ? null : after.updatedAt, action, changes }];
+  if (before === null) return [{ resource, recordId: record.id, changedAt: null, action: 'restored', changes }];
+  if (after === null) return [{ resource, recordId: record.id, changedAt: null, action: 'deleted', changes }];
+  if (Object.keys(changes).length === 0) return [];
+  return [{ resource, recordId: record.id, changedAt: after.updatedAt, action: 'updated', changes }];
 }
 
-/**
- * The entry of a record's restore from the trash: every field set, as a creation's, and the
- * restore's own time (the record keeps the `updatedAt` it was deleted with).
- */
-export const restoredHistory = (entries: HistoryDraft[]): HistoryDraft[] =>
-  entries.map((e) => ({ ...e, action: 'restored', changedAt: null }));
-
-export const leadHistory = (before: Lead | null, after: Lead | null): HistoryDraft[] =>
-  entry('lead', LEAD_FIELDS, (after ?? before)!.contactId, before, after);
+export const leadHistory = (before: Lead | null, after: Lead | null): HistoryDraft[] => entry('lead', HISTORY_FIELDS.lead, before, after);
 
 export const contactHistory = (before: Contact | null, after: Contact | null): HistoryDraft[] =>
-  entry('contact', CONTACT_FIELDS, (after ?? before)!.id, before, after);
+  entry('contact', HISTORY_FIELDS.contact, before, after);
 
-/** A client's person is its linked contact (the one it links now, else the one it linked). */
-export const clientHistory = (before: Client | null, after: Client | null): HistoryDraft[] =>
-  entry('client', CLIENT_FIELDS, after?.contactId ?? before?.contactId ?? null, before, after);
+export const clientHistory = (before: Client | null, after: Client | null): HistoryDraft[] => entry('client', HISTORY_FIELDS.client, before, after);

@@ -10,8 +10,8 @@ import type { LeadStatus } from '../domain/lead-status';
 /** The events of a new lead and its contact (leads.create), in the order they are recorded. */
 export function leadCreatedEvents(created: { contact: Contact; lead: Lead }): EventDraft[] {
   return [
-    { type: 'contact.created', object: created.contact, history: contactHistory(null, created.contact) },
-    { type: 'lead.created', object: created.lead, history: leadHistory(null, created.lead) },
+    { type: 'contact.created', object: created.contact },
+    { type: 'lead.created', object: created.lead },
   ];
 }
 

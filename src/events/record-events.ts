@@ -19,8 +19,8 @@ export interface EventDraft {
   history?: readonly HistoryDraft[];
 }
 
-/** A history entry as a write decides it; the entry's id, actor, procedure and request id come from the source. */
-export type HistoryDraft = Omit<NewHistoryEntry, 'id' | 'actor' | 'procedure' | 'requestId'>;
+/** A history entry as a write decides it; the entry's id is new, its actor, procedure and request id its event's. */
+export type HistoryDraft = Omit<NewHistoryEntry, 'id'>;
 
 /**
  * Who records events: the workspace, and the key or token that called (or `{kind: 'system'}`).
@@ -51,12 +51,9 @@ export function newEvents(source: EventSource, drafts: readonly EventDraft[]): N
     actor: source.actor,
     objectId: draft.object.id,
     data: { object: draft.object, ...draft.details },
-    ...(draft.history && draft.history.length > 0 && { history: draft.history.map((entry) => newHistoryEntry(source, entry)) }),
+    call: source.call ?? null,
+    ...(draft.history && draft.history.length > 0 && { history: draft.history.map((entry) => ({ ...entry, id: newId('hist') })) }),
   }));
-}
-
-function newHistoryEntry(source: EventSource, draft: HistoryDraft): NewHistoryEntry {
-  return { ...draft, id: newId('hist'), actor: source.actor, procedure: source.call?.procedure ?? null, requestId: source.call?.requestId ?? null };
 }
 
 /**

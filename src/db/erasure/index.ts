@@ -6,7 +6,7 @@ import { addToCounts } from '../leads/counters';
 import { erasePersonalFields, leadIdsNamingContact } from '../events/personal-data';
 import type { LeadStatus } from '../../domain/lead-status';
 import { nationalDigits } from '../../domain/phone';
-import { PERSON_RESOURCES } from '../history';
+import * as history from '../history';
 
 // contacts.erase: forgets a person in the caller's transaction (docs/personal-data.md says what
 // each table keeps and why). Every statement names the workspace, so on Citus each runs on the
@@ -45,10 +45,8 @@ const ERASE_STEPS: EraseStep[] = [
   (trx, orgId, p) => trx(TABLES.trash).where({ org_id: orgId, contact_id: p.contactId }).whereIn('resource', ['contact', 'lead']).delete(),
   (trx, orgId, p) => trx(TABLES.trash).where({ org_id: orgId, contact_id: p.contactId, resource: 'client' })
     .update({ contact_id: null, rows: trx.raw(`jsonb_set(rows, '{row,contact_id}', 'null'::jsonb)`) }),
-  // The change history: the contact's and its leads' entries go; a linked client's stay, unlinked.
-  (trx, orgId, p) => trx(TABLES.recordHistory).where({ org_id: orgId, person_id: p.contactId }).whereIn('resource', PERSON_RESOURCES).delete(),
-  (trx, orgId, p) => trx(TABLES.recordHistory).where({ org_id: orgId, person_id: p.contactId }).whereNotIn('resource', PERSON_RESOURCES)
-    .update({ person_id: null }),
+  // The change history: the contact's and its leads' entries go; a linked client's stay (its own fields).
+  (trx, orgId, p) => history.deleteOfPerson(trx, orgId, p),
   // Events stay as records that something happened, without the personal fields; their
   // deliveries' response excerpts go.
   (trx, orgId, p) => erasePersonalFields(trx, orgId, p.contactId),

@@ -22,7 +22,7 @@ export interface PersonalData {
 
 /**
  * Reads the person's rows, each by an index on the workspace and the contact or its leads
- * (events: events_org_person_idx); undefined when there is no such contact. The caller runs it
+ * (events: events_org_person_idx; the history: its leads' in the trash too); undefined when there is no such contact. The caller runs it
  * in one snapshot so the parts agree.
  */
 export async function readPersonalData(db: Db, orgId: string, contactId: string): Promise<PersonalData | undefined> {
@@ -47,6 +47,9 @@ export async function readPersonalData(db: Db, orgId: string, contactId: string)
     tasks: tasks.map(toTask),
     clients: clients.map(toClient),
     events: await listNamingContact(db, orgId, contactId),
-    history: await history.listOfPerson(db, orgId, contactId),
+    // The history of the person's leads in the trash too: kept while they are, as the erasure knows.
+    history: await history.listOfPerson(db, orgId, {
+      contactId, leadIds: [...leadIds, ...await db(TABLES.trash).where({ org_id: orgId, contact_id: contactId, resource: 'lead' }).pluck('id')],
+    }),
   };
 }

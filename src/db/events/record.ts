@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Db } from '../knex';
 import { TABLES, WRITE_TIME } from '../tables';
 import { prepared } from '../prepared-statements';
+import type { HistoryResource } from '../history';
 
 // The one way events are recorded. A write's events are decided and built above the data layer
 // (src/events/record-events.ts: their ids, read scopes and JSON, from what the write answers it
@@ -16,9 +17,11 @@ import { prepared } from '../prepared-statements';
 // - `changeEventsCtes(events, onlyWith)`: the same as CTE text for a write that changes its
 //   objects in one statement (leads.upsert's change of a lead it saw), only when it does;
 // - `insertFirstEventsInBulk(trx, events)`: many first events in two statements (an import's batch).
-// Each form also writes the history entries its events carry (`NewEvent.history`: the change
-// history of leads, contacts and clients, src/db/history) as one more CTE of its first statement:
-// the history costs a write no statement and no round trip of its own.
+// Each form also writes the change history of leads, contacts and clients (src/db/history) in
+// its first statement, as one more CTE (`historyCte`): the entries its events carry
+// (`NewEvent.history`: changes, deletes, restores) and, from each `<noun>.created` event's own
+// bound values, the creation's entry: the history costs a write no statement and no round trip,
+// and a create binds nothing more for it.
 
 /** An event about to be recorded, with the read scope its type needs (its deliveries check it). */
 export interface NewEvent {
@@ -30,29 +33,29 @@ export interface NewEvent {
   objectId: string | null;
   /** Plain JSON: Dates already ISO 8601 text. */
   data: Record<string, unknown>;
-  /** The history entries of the write this event announces, written with it (record_history). */
+  /** The call that records it (a procedure's: its history entries name its procedure and request id), or null. */
+  call: { procedure: string; requestId: string | null } | null;
+  /**
+   * The history entries of the write this event announces, written with it (record_history): a
+   * change's, delete's or restore's. A creation's is derived from its `<noun>.created` event.
+   */
   history?: readonly NewHistoryEntry[];
 }
 
-/** One entry of a record's change history (record_history's row), built with the write's events. */
+/** One entry of a record's change history (record_history's row), written with its event (actor, call). */
 export interface NewHistoryEntry {
   id: string;
-  resource: 'lead' | 'contact' | 'client';
+  resource: HistoryResource;
   recordId: string;
-  /** The contact the record is about (the erasure finds a person's history by it), or null. */
-  personId: string | null;
-  /** The record's new `updatedAt` (its versions' order); null: the writing statement's time (a delete). */
+  /** The record's new `updatedAt` (its versions' order); null: the writing statement's time (a delete, a restore). */
   changedAt: Date | null;
-  action: 'created' | 'updated' | 'deleted' | 'restored';
-  actor: { kind: string; id: string };
-  procedure: string | null;
-  requestId: string | null;
+  action: 'updated' | 'deleted' | 'restored';
   /** `{field: {from, to}}`, fields as the API names them, values as plain JSON. */
   changes: Record<string, { from: unknown; to: unknown }>;
 }
 
 /** record_history's columns, in the order the history inserts give them. */
-const HISTORY_COLUMNS = 'org_id, id, resource, record_id, person_id, changed_at, action, actor_kind, actor_id, procedure, request_id, changes';
+const HISTORY_COLUMNS = 'org_id, id, resource, record_id, changed_at, action, actor_kind, actor_id, procedure, request_id, changes';
 
 /** Whether the workspace `:org` has an enabled webhook endpoint: only then can an event need a delivery. */
 const ENDPOINTS_EXIST = `exists (select 1 from webhook_endpoints where org_id = :org and enabled)`;
@@ -81,12 +84,12 @@ const FIRST_EVENT_SEQ = 0;
  */
 export async function insertEvents(trx: Db, events: readonly NewEvent[]): Promise<void> {
   if (events.length === 0) return;
-  const bindings = bindingsOf(events);
-  bindings.org = onlyWorkspaceOf(events);
+  const shape = shapeOf(events);
+  const bindings = bindingsOf(events, shape);
   const texts = textsFor(events.length);
-  const history = historyOf(events);
-  const eventsAndEndpoints = history.length > 0 ? eventsHistoryAndEndpoints(events.length, history.length) : texts.eventsAndEndpoints;
-  const { rows } = await prepared(trx, trx.raw<{ rows: { endpoints: boolean }[] }>(eventsAndEndpoints, { ...bindings, ...historyBindingsOf(history) }));
+  const first = !makesHistory(shape) ? texts.eventsAndEndpoints : cached(shape, 'recorded', () =>
+    `with recorded as (${eventsInsert(events.length)}), ${historyCte(shape)} select ${ENDPOINTS_EXIST} as endpoints`);
+  const { rows } = await prepared(trx, trx.raw<{ rows: { endpoints: boolean }[] }>(first, bindings));
   if (rows[0]!.endpoints) await prepared(trx, trx.raw(texts.deliveries, bindings));
 }
 
@@ -94,31 +97,21 @@ export async function insertEvents(trx: Db, events: readonly NewEvent[]): Promis
  * `insertEvents` as CTE text (`events as (...), deliveries as (...)`, to follow a statement's own
  * CTEs) with its named bindings, for a write that creates the events' objects in one statement;
  * every event must be its object's first (FIRST_EVENT_SEQ). The statement binds the workspace as
- * `:org`. The text depends only on how many events there are.
+ * `:org`. The text depends only on how many events there are and what history they make. With
+ * `onlyWith` (leads.upsert's create, whose lead is not inserted when another holds its external
+ * id), the events, their deliveries and history are inserted only when the statement's CTE
+ * `onlyWith` answers a row.
  */
 export function firstEventsCtes(events: readonly NewEvent[], onlyWith?: string): { sql: string; bindings: Record<string, Knex.Value> } {
-  const sql = onlyWith === undefined ? textsFor(events.length).firstEventsCtes : guardedFirstEventsCtes(events.length, onlyWith);
-  const history = historyOf(events);
-  if (history.length === 0) return { sql, bindings: bindingsOf(events) };
-  return { sql: `${sql}, ${historyCte(history.length, onlyWith)}`, bindings: { ...bindingsOf(events), ...historyBindingsOf(history) } };
-}
-
-/**
- * `firstEventsCtes`' text for a statement whose objects may not be created (leads.upsert's create,
- * whose lead is not inserted when another holds its external id): the events and their deliveries
- * are inserted only when the statement's CTE `onlyWith` answers a row.
- */
-const GUARDED_TEXTS = new Map<string, string>();
-
-function guardedFirstEventsCtes(n: number, onlyWith: string): string {
-  const key = `${n}:${onlyWith}`;
-  let text = GUARDED_TEXTS.get(key);
-  if (text === undefined) {
-    const guard = `exists (select 1 from ${onlyWith})`;
-    text = `events as (${eventsInsert(n, guard)}), deliveries as (${deliveriesInsert(n, 'first')} and ${guard})`;
-    GUARDED_TEXTS.set(key, text);
-  }
-  return text;
+  const shape = shapeOf(events, onlyWith);
+  const bindings = bindingsOf(events, shape);
+  if (onlyWith === undefined && !makesHistory(shape)) return { sql: textsFor(events.length).firstEventsCtes, bindings };
+  const sql = cached(shape, 'first', () => {
+    const guard = onlyWith === undefined ? '' : ` and exists (select 1 from ${onlyWith})`;
+    const events = `events as (${eventsInsert(shape.events, onlyWith)}), deliveries as (${deliveriesInsert(shape.events, 'first')}${guard})`;
+    return makesHistory(shape) ? `${events}, ${historyCte(shape)}` : events;
+  });
+  return { sql, bindings };
 }
 
 /**
@@ -129,25 +122,22 @@ function guardedFirstEventsCtes(n: number, onlyWith: string): string {
  * The statement binds the workspace as `:org`.
  */
 export function changeEventsCtes(events: readonly NewEvent[], onlyWith: string): { sql: string; bindings: Record<string, Knex.Value> } {
-  const key = `${events.length}:${onlyWith}`;
-  let sql = CHANGE_TEXTS.get(key);
-  if (sql === undefined) {
-    sql = `recorded_events as (${eventsInsert(events.length, `exists (select 1 from ${onlyWith})`)} returning id, seq), `
-      + `recorded_deliveries as (${deliveriesInsert(events.length, 'returned')})`;
-    CHANGE_TEXTS.set(key, sql);
-  }
-  const history = historyOf(events);
-  if (history.length === 0) return { sql, bindings: bindingsOf(events) };
-  return { sql: `${sql}, ${historyCte(history.length, onlyWith)}`, bindings: { ...bindingsOf(events), ...historyBindingsOf(history) } };
+  const shape = shapeOf(events, onlyWith);
+  const sql = cached(shape, 'change', () => {
+    const ctes = `recorded_events as (${eventsInsert(shape.events, onlyWith)} returning id, seq), `
+      + `recorded_deliveries as (${deliveriesInsert(shape.events, 'returned')})`;
+    return makesHistory(shape) ? `${ctes}, ${historyCte(shape)}` : ctes;
+  });
+  return { sql, bindings: bindingsOf(events, shape) };
 }
-
-const CHANGE_TEXTS = new Map<string, string>();
 
 /**
  * `insertEvents` for many events at once, each its object's first (FIRST_EVENT_SEQ): an import's
  * batch, the contact.created and lead.created of each lead it creates. The events come from one
- * JSON array and are inserted in its order (their `seq` follows it); their deliveries only when
- * the workspace has an enabled endpoint. Two statements whatever the count, of one text each.
+ * JSON array and are inserted in its order (their `seq` follows it), with the history entries
+ * they carry from another and the creations' entries from the events inserted; their deliveries
+ * only when the workspace has an enabled endpoint. Two statements whatever the count, of one
+ * text each.
  */
 export async function insertFirstEventsInBulk(trx: Knex.Transaction, events: readonly NewEvent[]): Promise<void> {
   if (events.length === 0) return;
@@ -156,30 +146,100 @@ export async function insertFirstEventsInBulk(trx: Knex.Transaction, events: rea
     events: JSON.stringify(events.map((e, n) => ({
       n, id: e.id, type: e.type, scope: e.scope, actor_kind: e.actor.kind, actor_id: e.actor.id, object_id: e.objectId, data: e.data,
     }))),
+    history: JSON.stringify(events.flatMap((e) => (e.history ?? []).map((h) => ({
+      id: h.id, resource: h.resource, record_id: h.recordId, changed_at: h.changedAt?.toISOString() ?? null,
+      action: h.action, actor_kind: e.actor.kind, actor_id: e.actor.id, changes: h.changes,
+    })))),
+    ...callBindingsOf(events),
   };
-  const history = historyOf(events);
-  const { rows } = history.length > 0
-    ? await trx.raw<{ rows: { endpoints: boolean }[] }>(BULK_EVENTS_WITH_HISTORY, { ...bindings, history: JSON.stringify(history.map(historyRowOf)) })
-    : await trx.raw<{ rows: { endpoints: boolean }[] }>(BULK_EVENTS, bindings);
+  const { rows } = await trx.raw<{ rows: { endpoints: boolean }[] }>(BULK_EVENTS, bindings);
   if (rows[0]!.endpoints) await trx.raw(BULK_DELIVERIES, bindings);
 }
 
+/** The events whose record keeps a history: each inserted makes the creation's entry. */
+const CREATED_TYPES: Readonly<Record<string, HistoryResource>> = { 'lead.created': 'lead', 'contact.created': 'contact', 'client.created': 'client' };
+
+/** How many events a statement inserts, the history they make, and its guard: what its text depends on. */
+interface Shape {
+  events: number;
+  /** How many entries the events carry (changes, deletes, restores). */
+  entries: number;
+  /** The events that are creations with a history, as `<index>:<resource>`. */
+  creations: string[];
+  onlyWith: string | undefined;
+}
+
+function shapeOf(events: readonly NewEvent[], onlyWith?: string): Shape {
+  let entries = 0;
+  const creations: string[] = [];
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i]!;
+    if (e.history !== undefined) entries += e.history.length;
+    const created = CREATED_TYPES[e.type];
+    if (created !== undefined) creations.push(`${i}:${created}`);
+  }
+  return { events: events.length, entries, creations, onlyWith };
+}
+
+const makesHistory = (shape: Shape) => shape.entries > 0 || shape.creations.length > 0;
+
+/** Texts made once per form and shape (a write records a few events of a few kinds). */
+const SHAPED_TEXTS = new Map<string, string>();
+
+function cached(shape: Shape, form: string, make: () => string): string {
+  const key = `${form}:${shape.events}:${shape.entries}:${shape.creations.join(',')}:${shape.onlyWith ?? ''}`;
+  let text = SHAPED_TEXTS.get(key);
+  if (text === undefined) SHAPED_TEXTS.set(key, text = make());
+  return text;
+}
+
+/**
+ * The CTE that inserts the statement's history: the entries its events carry (`:history<i>...`)
+ * and a creation's entry per `<noun>.created` event, from that event's bound values: its object
+ * as created for `changes` (src/db/history answers its followed fields set as `{from: null,
+ * to}`), at its `updatedAt` (`:event<i>ChangedAt`), its id the event's with the prefix `hist_`
+ * (an event makes one creation at most). One
+ * VALUES list of bound values, as the events are: on Citus a router insert into the workspace's
+ * shard in the statement's one connection (one-phase commit), where an INSERT ... SELECT from the
+ * events CTE would go through the coordinator. Every entry's actor, procedure and request id are
+ * its statement's (one call's events). With `onlyWith`, only when that CTE answers a row.
+ */
+function historyCte(shape: Shape): string {
+  const common = ':event0ActorKind, :event0ActorId, :callProcedure, :callRequest';
+  const rows = indexes(shape.entries).map((i) => `(:org, :history${i}Id, :history${i}Resource, :history${i}Record,
+      coalesce(:history${i}ChangedAt::timestamptz, ${WRITE_TIME}), :history${i}Action, ${common}, :history${i}Changes::jsonb)`);
+  for (const creation of shape.creations) {
+    const [i, resource] = creation.split(':') as [string, HistoryResource];
+    rows.push(`(:org, 'hist_' || substr(:event${i}Id, 5), '${resource}', :event${i}Object,
+      :event${i}ChangedAt::timestamptz, 'created', ${common}, :event${i}Data::jsonb -> 'object')`);
+  }
+  const into = `insert into ${TABLES.recordHistory} (${HISTORY_COLUMNS})`;
+  return shape.onlyWith === undefined
+    ? `recorded_history as (${into} values ${rows.join(', ')})`
+    : `recorded_history as (${into} select * from (values ${rows.join(', ')}) as h where exists (select 1 from ${shape.onlyWith}))`;
+}
+
+/** The bulk form's insert: the events, the entries they carry (`:history`) and the creations' entries from the events inserted. */
 const BULK_EVENTS = `with recorded as (
     insert into ${TABLES.events} (org_id, id, type, actor_kind, actor_id, object_id, data)
     select :org, e.id, e.type, e.actor_kind, e.actor_id, e.object_id, e.data
     from jsonb_to_recordset(:events::jsonb) as e(n int, id text, type text, actor_kind text, actor_id text, object_id text, data jsonb)
     order by e.n
-  ) select ${ENDPOINTS_EXIST} as endpoints`;
-
-/** BULK_EVENTS with the batch's history entries, from the JSON array `:history` as its events come from theirs. */
-const BULK_EVENTS_WITH_HISTORY = BULK_EVENTS.replace(') select ', `), recorded_history as (
+    returning id, type, actor_kind, actor_id, object_id, data
+  ), recorded_history as (
     insert into ${TABLES.recordHistory} (${HISTORY_COLUMNS})
-    select :org, h.id, h.resource, h.record_id, h.person_id, coalesce(h.changed_at, ${WRITE_TIME}), h.action, h.actor_kind, h.actor_id,
-      h.procedure, h.request_id, h.changes
-    from jsonb_to_recordset(:history::jsonb) as h(n int, id text, resource text, record_id text, person_id text, changed_at timestamptz,
-      action text, actor_kind text, actor_id text, procedure text, request_id text, changes jsonb)
-    order by h.n
-  ) select `);
+    select :org, h.id, h.resource, h.record_id, coalesce(h.changed_at, ${WRITE_TIME}), h.action, h.actor_kind, h.actor_id,
+      :callProcedure, :callRequest, h.changes
+    from jsonb_to_recordset(:history::jsonb) as h(id text, resource text, record_id text,
+      changed_at timestamptz, action text, actor_kind text, actor_id text, changes jsonb)
+  ), created_history as (
+    insert into ${TABLES.recordHistory} (${HISTORY_COLUMNS})
+    select :org, 'hist_' || substr(e.id, 5), r.resource, e.object_id,
+      (e.data -> 'object' ->> 'updatedAt')::timestamptz, 'created', e.actor_kind, e.actor_id, :callProcedure, :callRequest, e.data -> 'object'
+    from recorded e
+    join (values ${Object.entries(CREATED_TYPES).map(([type, resource]) => `('${type}', '${resource}')`).join(', ')}) as r(type, resource)
+      on r.type = e.type
+  ) select ${ENDPOINTS_EXIST} as endpoints`;
 
 /** `deliveriesInsert`'s matching, for the events of a JSON array (each its object's first). */
 const BULK_DELIVERIES = `insert into webhook_deliveries (org_id, id, endpoint_id, event_id, event_seq, object_id)
@@ -189,7 +249,7 @@ const BULK_DELIVERIES = `insert into webhook_deliveries (org_id, id, endpoint_id
       on (w.events @> array[e.type] or w.events @> array['*']) and w.read_scopes @> array[e.scope]
     where w.org_id = :org and w.enabled`;
 
-/** The statements' texts for `n` events, made once per count (a write records at most a few). */
+/** The statements' texts for `n` events that make no history, made once per count (a write records at most a few). */
 const TEXTS: { eventsAndEndpoints: string; deliveries: string; firstEventsCtes: string }[] = [];
 
 function textsFor(n: number): (typeof TEXTS)[number] {
@@ -200,79 +260,14 @@ function textsFor(n: number): (typeof TEXTS)[number] {
   };
 }
 
-/** `insertEvents`' first statement for `n` events that carry `h` history entries. */
-function eventsHistoryAndEndpoints(n: number, h: number): string {
-  const key = `${n}:${h}`;
-  let text = EVENTS_HISTORY_TEXTS.get(key);
-  if (text === undefined) {
-    text = `with recorded as (${eventsInsert(n)}), ${historyCte(h)} select ${ENDPOINTS_EXIST} as endpoints`;
-    EVENTS_HISTORY_TEXTS.set(key, text);
-  }
-  return text;
-}
-
-const EVENTS_HISTORY_TEXTS = new Map<string, string>();
-
-/** The history entries the events carry, in their order. */
-function historyOf(events: readonly NewEvent[]): NewHistoryEntry[] {
-  return events.flatMap((e) => e.history ?? []);
-}
-
-/** An entry as the bulk statement's JSON row. */
-function historyRowOf(h: NewHistoryEntry, n: number): Record<string, unknown> {
-  return {
-    n, id: h.id, resource: h.resource, record_id: h.recordId, person_id: h.personId, changed_at: h.changedAt?.toISOString() ?? null,
-    action: h.action, actor_kind: h.actor.kind, actor_id: h.actor.id, procedure: h.procedure, request_id: h.requestId, changes: h.changes,
-  };
-}
-
-/** Each entry's values as named bindings: `:history<i>Id`, `:history<i>Changes`, and so on. */
-function historyBindingsOf(entries: readonly NewHistoryEntry[]): Record<string, Knex.Value> {
-  const bindings: Record<string, Knex.Value> = {};
-  entries.forEach((h, i) => {
-    bindings[`history${i}Id`] = h.id;
-    bindings[`history${i}Resource`] = h.resource;
-    bindings[`history${i}Record`] = h.recordId;
-    bindings[`history${i}Person`] = h.personId;
-    bindings[`history${i}ChangedAt`] = h.changedAt;
-    bindings[`history${i}Action`] = h.action;
-    bindings[`history${i}ActorKind`] = h.actor.kind;
-    bindings[`history${i}ActorId`] = h.actor.id;
-    bindings[`history${i}Procedure`] = h.procedure;
-    bindings[`history${i}Request`] = h.requestId;
-    bindings[`history${i}Changes`] = JSON.stringify(h.changes);
-  });
-  return bindings;
-}
-
 /**
- * The CTE that inserts `n` history entries (historyBindingsOf's names, the statement's `:org`),
- * as a VALUES list as the events are (on Citus a router insert into the workspace's shard, in the
- * statement's one connection: one-phase commit); with `onlyWith`, only when that CTE of the
- * statement answers a row, as its events. A delete's entry has no `updatedAt` to take: it takes
- * the statement's time, as a write's `updatedAt` does. Made once per count and guard.
+ * The events' and their history entries' values as named bindings: `:event<i>Id`,
+ * `:history<i>Changes` and so on, with the workspace as `:org` and, when the events make history,
+ * the call's `:callProcedure` and `:callRequest`.
  */
-function historyCte(n: number, onlyWith?: string): string {
-  const key = `${n}:${onlyWith ?? ''}`;
-  let text = HISTORY_TEXTS.get(key);
-  if (text === undefined) {
-    const rows = indexes(n).map((i) => `(:org, :history${i}Id, :history${i}Resource, :history${i}Record, :history${i}Person,
-      coalesce(:history${i}ChangedAt::timestamptz, ${WRITE_TIME}), :history${i}Action, :history${i}ActorKind, :history${i}ActorId,
-      :history${i}Procedure, :history${i}Request, :history${i}Changes::jsonb)`);
-    const into = `insert into ${TABLES.recordHistory} (${HISTORY_COLUMNS})`;
-    text = onlyWith === undefined
-      ? `recorded_history as (${into} values ${rows.join(', ')})`
-      : `recorded_history as (${into} select * from (values ${rows.join(', ')}) as h where exists (select 1 from ${onlyWith}))`;
-    HISTORY_TEXTS.set(key, text);
-  }
-  return text;
-}
-
-const HISTORY_TEXTS = new Map<string, string>();
-
-/** Each event's values as named bindings: `:event<i>Id`, `:event<i>Type`, and so on. */
-function bindingsOf(events: readonly NewEvent[]): Record<string, Knex.Value> {
-  const bindings: Record<string, Knex.Value> = {};
+function bindingsOf(events: readonly NewEvent[], shape: Shape): Record<string, Knex.Value> {
+  const bindings: Record<string, Knex.Value> = { org: onlyWorkspaceOf(events) };
+  let h = 0;
   for (let i = 0; i < events.length; i++) {
     const e = events[i]!;
     bindings[`event${i}Id`] = e.id;
@@ -282,17 +277,36 @@ function bindingsOf(events: readonly NewEvent[]): Record<string, Knex.Value> {
     bindings[`event${i}ActorId`] = e.actor.id;
     bindings[`event${i}Object`] = e.objectId;
     bindings[`event${i}Data`] = JSON.stringify(e.data);
+    // A creation's entry (historyCte) takes its time from the object: a small value, rather than
+    // the event's JSON bound again to be read in SQL.
+    if (CREATED_TYPES[e.type] !== undefined) bindings[`event${i}ChangedAt`] = (e.data.object as { updatedAt: string }).updatedAt;
+    if (e.history === undefined) continue;
+    for (const entry of e.history) {
+      bindings[`history${h}Id`] = entry.id;
+      bindings[`history${h}Resource`] = entry.resource;
+      bindings[`history${h}Record`] = entry.recordId;
+      bindings[`history${h}ChangedAt`] = entry.changedAt;
+      bindings[`history${h}Action`] = entry.action;
+      bindings[`history${h}Changes`] = JSON.stringify(entry.changes);
+      h++;
+    }
   }
-  return bindings;
+  return makesHistory(shape) ? Object.assign(bindings, callBindingsOf(events)) : bindings;
+}
+
+/** The call the events record (its history entries' procedure and request id): all one call's. */
+function callBindingsOf(events: readonly NewEvent[]): { callProcedure: string | null; callRequest: string | null } {
+  const call = events[0]!.call;
+  return { callProcedure: call?.procedure ?? null, callRequest: call?.requestId ?? null };
 }
 
 const indexes = (n: number) => Array.from({ length: n }, (_, i) => i);
 
-/** With `guard` (a condition), the rows are inserted only when it holds. */
-function eventsInsert(n: number, guard?: string): string {
+/** The insert of `n` events; with `onlyWith`, only when that CTE of the statement answers a row. */
+function eventsInsert(n: number, onlyWith?: string): string {
   const rows = indexes(n).map((i) => `(:org, :event${i}Id, :event${i}Type, :event${i}ActorKind, :event${i}ActorId, :event${i}Object, :event${i}Data::jsonb)`);
   const into = `insert into ${TABLES.events} (org_id, id, type, actor_kind, actor_id, object_id, data)`;
-  if (guard) return `${into} select * from (values ${rows.join(', ')}) as e where ${guard}`;
+  if (onlyWith) return `${into} select * from (values ${rows.join(', ')}) as e where exists (select 1 from ${onlyWith})`;
   return `${into} values ${rows.join(', ')}`;
 }
 
@@ -316,8 +330,9 @@ function deliveriesInsert(n: number, seq: 'recorded' | 'returned' | 'first'): st
     where w.org_id = :org and w.enabled`;
 }
 
+/** The workspace of a statement's events: all one call's, so one workspace, one actor. */
 function onlyWorkspaceOf(events: readonly NewEvent[]): string {
-  const orgId = events[0]!.orgId;
-  if (events.some((e) => e.orgId !== orgId)) throw new Error('events: all of one workspace');
+  const { orgId, actor } = events[0]!;
+  if (events.some((e) => e.orgId !== orgId || e.actor.id !== actor.id)) throw new Error('events: all of one call (one workspace, one actor)');
   return orgId;
 }

@@ -1,6 +1,5 @@
 import { defineProcedure } from '../../rpc/define-procedure';
 import { recordEvents } from '../../events/record-events';
-import { clientHistory } from '../../events/history';
 import * as clientsQueries from '../../db/clients';
 import { objectOf } from '../shared/fields';
 import { clientFields } from './client.schema';
@@ -35,7 +34,7 @@ export const clientsCreate = defineProcedure({
         notes: input.notes ?? null,
         externalId: input.externalId ?? null,
       });
-      await recordEvents(trx, ctx, [{ type: 'client.created', object: client, history: clientHistory(null, client) }]);
+      await recordEvents(trx, ctx, [{ type: 'client.created', object: client }]);
       return client;
     });
   },

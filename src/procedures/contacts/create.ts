@@ -1,6 +1,5 @@
 import { defineProcedure } from '../../rpc/define-procedure';
 import { recordEvents } from '../../events/record-events';
-import { contactHistory } from '../../events/history';
 import * as contacts from '../../db/contacts';
 import { uniqueInOrder } from '../../domain/phone';
 import { objectOf } from '../shared/fields';
@@ -33,7 +32,7 @@ export const contactsCreate = defineProcedure({
         company: input.company ?? null,
         externalId: input.externalId ?? null,
       });
-      await recordEvents(trx, ctx, [{ type: 'contact.created', object: contact, history: contactHistory(null, contact) }]);
+      await recordEvents(trx, ctx, [{ type: 'contact.created', object: contact }]);
       return contact;
     });
   },

@@ -7,7 +7,6 @@ import { assertCanConvert } from '../../domain/lead-status';
 import { idOf, objectOf } from '../shared/fields';
 import { notInWorkspace, referenceTo } from '../shared/references';
 import { recordEvents } from '../../events/record-events';
-import { clientHistory } from '../../events/history';
 import { leadWriteEvents } from '../../events/lead-events';
 import { embedIfReadable } from '../../auth/readable-embeds';
 import { clientOutput, clientReferenceOutput } from '../clients/client.schema';
@@ -42,7 +41,7 @@ export const leadsConvert = defineProcedure({
       const written = (await leads.updateLead(trx, ctx.orgId, lead.id, { fields: { status: 'CONVERTED', clientId: client.id }, convertedNow: true }))!;
       const converted = written.lead;
       await recordEvents(trx, ctx, [
-        ...(created ? [{ type: 'client.created' as const, object: client, history: clientHistory(null, client) }] : []),
+        ...(created ? [{ type: 'client.created' as const, object: client }] : []),
         { type: 'lead.converted', object: converted, details: { client } },
         ...leadWriteEvents(written),
       ]);

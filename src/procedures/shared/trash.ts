@@ -2,7 +2,6 @@ import type { Knex } from 'knex';
 import { z } from 'zod';
 import { defineProcedure, type ProcedureContext, type Scope } from '../../rpc/define-procedure';
 import { recordEvents, type HistoryDraft } from '../../events/record-events';
-import { restoredHistory } from '../../events/history';
 import type { EventType } from '../../domain/event-types';
 import type { IdPrefix } from '../../domain/ids';
 import type { PageRequest } from '../../db/pagination';
@@ -50,7 +49,7 @@ export function restoreProcedure<Name extends string, Output extends z.ZodObject
         const restored = await spec.restore(trx, ctx.orgId, input.id, retentionOf(ctx));
         if (!restored) throw notInWorkspace(spec.table, input.id);
         if ('conflict' in restored) throw new AppError('CONFLICT', restored.conflict);
-        const history = spec.history ? restoredHistory(spec.history(restored.record)) : undefined;
+        const history = spec.history?.(restored.record);
         await recordEvents(trx, ctx, [{ type: spec.event, object: restored.record, history }]);
         return restored.record as z.input<Output>;
       });

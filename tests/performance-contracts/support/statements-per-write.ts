@@ -292,7 +292,7 @@ export const CASES: Record<string, Case> = {
   },
   'contacts.erase': {
     // A person with a lead that has a call, a client linked and an idempotent answer: every step has rows.
-    what: "lock, leads lock, trashed leads, earlier leads (events), tasks and clients unlinked, calls, stored JSON, leads, counters, contact, trashed contact and leads, trashed clients unlinked, history, clients' history unlinked, events reduced, attempts' excerpts, idempotent answers, import errors, audit row, events, webhook deliveries",
+    what: "lock, leads lock, trashed leads, earlier leads (events), tasks and clients unlinked, calls, stored JSON, leads, counters, contact, trashed contact and leads, trashed clients unlinked, history, events reduced, attempts' excerpts, idempotent answers, import errors, audit row, events, webhook deliveries",
     input: async () => {
       const lead = await newLead();
       await call('leads.logCall', { id: lead.id, outcome: 'CONTACTED', notes: 'Private' });
