@@ -7,6 +7,7 @@ import { erasePersonalFields, leadIdsNamingContact } from '../events/personal-da
 import type { LeadStatus } from '../../domain/lead-status';
 import { nationalDigits } from '../../domain/phone';
 import * as history from '../history';
+import { trashedLeadIdsOf } from '../trash';
 
 // contacts.erase: forgets a person in the caller's transaction (docs/personal-data.md says what
 // each table keeps and why). Every statement names the workspace, so on Citus each runs on the
@@ -102,7 +103,7 @@ export async function eraseContact(
   if (!row) return undefined;
   const contact = toContact(row);
   const leads: { id: string }[] = await trx(TABLES.leads).select('id').where({ org_id: orgId, contact_id: contactId }).orderBy('id').forUpdate();
-  const trashed: string[] = await trx(TABLES.trash).where({ org_id: orgId, contact_id: contactId, resource: 'lead' }).orderBy('id').pluck('id');
+  const trashed = await trashedLeadIdsOf(trx, orgId, contactId);
   const earlier = await leadIdsNamingContact(trx, orgId, contactId);
   const current = leads.map((l) => l.id);
   const leadIds = [...new Set([...current, ...[...trashed, ...earlier].sort()])];

@@ -8,6 +8,7 @@ import { CLIENT_COLUMNS, toClient, type Client, type ClientRow } from '../client
 import { listNamingContact } from '../events/personal-data';
 import type { WorkspaceEvent } from '../events';
 import * as history from '../history';
+import { trashedLeadIdsOf } from '../trash';
 
 /** Everything the workspace holds about one person (contacts.exportPersonalData). */
 export interface PersonalData {
@@ -49,7 +50,7 @@ export async function readPersonalData(db: Db, orgId: string, contactId: string)
     events: await listNamingContact(db, orgId, contactId),
     // The history of the person's leads in the trash too: kept while they are, as the erasure knows.
     history: await history.listOfPerson(db, orgId, {
-      contactId, leadIds: [...leadIds, ...await db(TABLES.trash).where({ org_id: orgId, contact_id: contactId, resource: 'lead' }).pluck('id')],
+      contactId, leadIds: [...leadIds, ...await trashedLeadIdsOf(db, orgId, contactId)],
     }),
   };
 }

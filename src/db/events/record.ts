@@ -164,19 +164,19 @@ interface Shape {
   events: number;
   /** How many entries the events carry (changes, deletes, restores). */
   entries: number;
-  /** The events that are creations with a history, as `<index>:<resource>`. */
-  creations: string[];
+  /** The events that are creations with a history: their index and resource. */
+  creations: { index: number; resource: HistoryResource }[];
   onlyWith: string | undefined;
 }
 
 function shapeOf(events: readonly NewEvent[], onlyWith?: string): Shape {
   let entries = 0;
-  const creations: string[] = [];
+  const creations: Shape['creations'] = [];
   for (let i = 0; i < events.length; i++) {
     const e = events[i]!;
     if (e.history !== undefined) entries += e.history.length;
-    const created = CREATED_TYPES[e.type];
-    if (created !== undefined) creations.push(`${i}:${created}`);
+    const resource = CREATED_TYPES[e.type];
+    if (resource !== undefined) creations.push({ index: i, resource });
   }
   return { events: events.length, entries, creations, onlyWith };
 }
@@ -187,7 +187,7 @@ const makesHistory = (shape: Shape) => shape.entries > 0 || shape.creations.leng
 const SHAPED_TEXTS = new Map<string, string>();
 
 function cached(shape: Shape, form: string, make: () => string): string {
-  const key = `${form}:${shape.events}:${shape.entries}:${shape.creations.join(',')}:${shape.onlyWith ?? ''}`;
+  const key = `${form}:${shape.events}:${shape.entries}:${shape.creations.map((c) => `${c.index}${c.resource}`).join(',')}:${shape.onlyWith ?? ''}`;
   let text = SHAPED_TEXTS.get(key);
   if (text === undefined) SHAPED_TEXTS.set(key, text = make());
   return text;
@@ -198,18 +198,17 @@ function cached(shape: Shape, form: string, make: () => string): string {
  * and a creation's entry per `<noun>.created` event, from that event's bound values: its object
  * as created for `changes` (src/db/history answers its followed fields set as `{from: null,
  * to}`), at its `updatedAt` (`:event<i>ChangedAt`), its id the event's with the prefix `hist_`
- * (an event makes one creation at most). One
- * VALUES list of bound values, as the events are: on Citus a router insert into the workspace's
- * shard in the statement's one connection (one-phase commit), where an INSERT ... SELECT from the
- * events CTE would go through the coordinator. Every entry's actor, procedure and request id are
- * its statement's (one call's events). With `onlyWith`, only when that CTE answers a row.
+ * (an event makes one creation at most). One VALUES list of bound values, as the events are: on
+ * Citus a router insert into the workspace's shard in the statement's one connection (one-phase
+ * commit), where an INSERT ... SELECT from the events CTE would go through the coordinator. Every
+ * entry's actor, procedure and request id are its statement's (one call's events). With
+ * `onlyWith`, only when that CTE answers a row.
  */
 function historyCte(shape: Shape): string {
   const common = ':event0ActorKind, :event0ActorId, :callProcedure, :callRequest';
   const rows = indexes(shape.entries).map((i) => `(:org, :history${i}Id, :history${i}Resource, :history${i}Record,
       coalesce(:history${i}ChangedAt::timestamptz, ${WRITE_TIME}), :history${i}Action, ${common}, :history${i}Changes::jsonb)`);
-  for (const creation of shape.creations) {
-    const [i, resource] = creation.split(':') as [string, HistoryResource];
+  for (const { index: i, resource } of shape.creations) {
     rows.push(`(:org, 'hist_' || substr(:event${i}Id, 5), '${resource}', :event${i}Object,
       :event${i}ChangedAt::timestamptz, 'created', ${common}, :event${i}Data::jsonb -> 'object')`);
   }

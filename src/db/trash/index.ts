@@ -206,6 +206,11 @@ export async function listTrash<Row>(
   return { rows, total: counted?.n ?? 0 };
 }
 
+/** The ids of a contact's leads in the trash (by trash_org_contact_idx), in order: a person's records include them. */
+export function trashedLeadIdsOf(db: Db, orgId: string, contactId: string): Promise<string[]> {
+  return db(TABLES.trash).where({ org_id: orgId, contact_id: contactId, resource: 'lead' }).orderBy('id').pluck('id');
+}
+
 /**
  * Cross-workspace: removes up to `batchSize` trash rows deleted before `cutoff`, for good, in one
  * short statement (through the deleted_at index); answers how many went.
