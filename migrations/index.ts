@@ -27,6 +27,7 @@ import * as createImports from './20261213120000_create_imports';
 import * as createTrash from './20261214120000_create_trash';
 import * as personalDataErasure from './20261214120100_personal_data_erasure';
 import * as createRecordHistory from './20261214120200_create_record_history';
+import * as historyCreationsInEvents from './20261214120300_history_creations_in_events';
 
 /**
  * Every migration, in order. An explicit list rather than a scanned folder: it works the same
@@ -62,4 +63,5 @@ export const MIGRATIONS = [
   { name: '20261214120000_create_trash', module: createTrash },
   { name: '20261214120100_personal_data_erasure', module: personalDataErasure },
   { name: '20261214120200_create_record_history', module: createRecordHistory },
+  { name: '20261214120300_history_creations_in_events', module: historyCreationsInEvents },
 ];

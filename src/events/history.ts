@@ -8,9 +8,9 @@ import type { Lead } from '../db/leads/shape';
 // delete and restore of such a record makes one entry, decided here from what the write answers
 // (the record before and after, as the events are), carried by the write's event
 // (EventDraft.history) and written in the same statement. A creation's entry is not decided here:
-// the events statement derives it from the `<noun>.created` event it inserts (src/db/events/record.ts),
-// so a create binds nothing more for its history. An entry names the fields as the API names them
-// (HISTORY_FIELDS), each `{from, to}` as the API answers them (times as ISO 8601 text).
+// it is the `<noun>.created` event itself (src/db/history reads it there), so a create writes no
+// history. An entry names the fields as the API names them (HISTORY_FIELDS), each `{from, to}` as
+// the API answers them (times as ISO 8601 text).
 
 type Changes = HistoryDraft['changes'];
 

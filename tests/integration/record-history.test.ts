@@ -5,6 +5,7 @@ import { errorOf, resultOf, rpcGet, rpcPost } from '../helpers/rpc';
 import { testJwtKeys } from '../helpers/test-secrets';
 import { signMemberSession } from '../../src/auth/member-session';
 import { purgeExpiredEvents } from '../../src/events/retention';
+import { purgeExpiredTrash } from '../../src/trash/purge';
 import { startTestRunner, uploadImport, validCsv, waitForImport, CSV } from '../helpers/imports';
 import { TABLES } from '../../src/db/tables';
 
@@ -186,11 +187,14 @@ describe('the other writes of a lead, a contact and a client', () => {
 
     const deleted = await call('leads.delete', { id: lead.id }, ws.key);
     const rows = await ctx.db(TABLES.recordHistory).where({ org_id: ws.org.id, resource: 'lead', record_id: lead.id }).orderBy('changed_at', 'desc');
-    expect(rows.map((r) => [r.action, r.request_id])).toEqual([
-      ['deleted', deleted.requestId], ['updated', converted.requestId], ['created', expect.any(String)],
-    ]);
+    // The creation's entry is its lead.created event while that is kept (see 'retention').
+    expect(rows.map((r) => [r.action, r.request_id])).toEqual([['deleted', deleted.requestId], ['updated', converted.requestId]]);
     // Its history is read of a lead that is there, as getById reads it.
     expect((await rpcGet(ctx.app, 'leads.getHistory', { id: lead.id }, ws.key)).status).toBe(404);
+    const restored = await call('leads.restore', { id: lead.id }, ws.key);
+    expect((await historyOf('leads.getHistory', { id: lead.id }, ws.key)).data.map((e: { action: string; requestId: string }) => [e.action, e.requestId])).toEqual([
+      ['restored', restored.requestId], ['deleted', deleted.requestId], ['updated', converted.requestId], ['created', expect.any(String)],
+    ]);
   });
 
   it('leads.logCall: the fields the call moved', async () => {
@@ -314,6 +318,32 @@ describe('retention', () => {
 
     const after = await historyOf('leads.getHistory', { id: lead.id }, ws.key);
     expect(after).toEqual(before);
-    expect(after.data).toHaveLength(2);
+    expect(after.data.map((e: { action: string }) => e.action)).toEqual(['updated', 'created']);
+  });
+
+  it('moves a creation into the kept history only for a record still there, live or in the trash, and once', async () => {
+    const ws = await createWorkspace(ctx.db);
+    const { result: live } = await call('leads.create', { name: unique('Live'), phone: '+442079460081' }, ws.key);
+    const { result: trashed } = await call('leads.create', { name: unique('Trashed'), phone: '+442079460082' }, ws.key);
+    const { result: purged } = await call('leads.create', { name: unique('Purged'), phone: '+442079460083' }, ws.key);
+    await call('leads.delete', { id: trashed.id }, ws.key);
+    await call('leads.delete', { id: purged.id }, ws.key);
+    await ctx.db(TABLES.trash).where({ org_id: ws.org.id, id: purged.id }).update({ deleted_at: new Date('2020-01-01T00:00:00.000Z') });
+    await purgeExpiredTrash(ctx.db, 30);
+    const creations = await ctx.db(TABLES.recordHistory).where({ org_id: ws.org.id, action: 'created' }).count<{ n: string }[]>({ n: '*' });
+    expect(creations).toEqual([{ n: '0' }]);
+    const liveBefore = await historyOf('leads.getHistory', { id: live.id }, ws.key);
+
+    await ctx.db(TABLES.events).where({ org_id: ws.org.id }).update({ created_at: new Date('2020-01-01T00:00:00.000Z') });
+    await purgeExpiredEvents(ctx.db, 30);
+    await purgeExpiredEvents(ctx.db, 30);
+
+    const kept = await ctx.db(TABLES.recordHistory).where({ org_id: ws.org.id, action: 'created' }).select('resource', 'record_id');
+    expect(kept.map((r) => `${r.resource} ${r.record_id}`).sort()).toEqual(
+      [`contact ${live.contactId}`, `contact ${trashed.contactId}`, `contact ${purged.contactId}`, `lead ${live.id}`, `lead ${trashed.id}`].sort(),
+    );
+    expect(await historyOf('leads.getHistory', { id: live.id }, ws.key)).toEqual(liveBefore);
+    await call('leads.restore', { id: trashed.id }, ws.key);
+    expect((await historyOf('leads.getHistory', { id: trashed.id }, ws.key)).data.map((e: { action: string }) => e.action)).toEqual(['restored', 'deleted', 'created']);
   });
 });

@@ -2,6 +2,8 @@ import type { Db } from '../knex';
 import { TABLES } from '../tables';
 import { paginate } from '../paginate';
 import { acrossWorkspaces } from '../across-workspaces';
+import * as history from '../history';
+import { EVENTS_NAMED, eventsNamedBindings } from './person-key';
 import type { PageRequest } from '../pagination';
 import type { ActorKind, EventType } from '../../domain/event-types';
 
@@ -160,13 +162,20 @@ export const BEFORE_ALL_EVENTS: EventPosition = { txid: '0', seq: '0' };
 
 /**
  * Deletes up to `batchSize` events older than `cutoff` (their deliveries and attempts go with
- * them), of every workspace; answers how many. Small batches keep each transaction, and its
- * locks, short.
+ * them), of every workspace; answers how many. The creations among them are first kept in the
+ * change history (src/db/history, `keepCreations`), in the same transaction: a crash keeps both or
+ * neither; two purges at once may pick the same events, and only write and delete them once. Small
+ * batches keep each transaction, and its locks, short.
  */
 export async function purgeOlderThan(db: Db, cutoff: Date, batchSize: number): Promise<number> {
-  const result = await acrossWorkspaces(db, (trx) => trx.raw(
-    `delete from events where (org_id, id) in (select org_id, id from events where created_at < ? limit ?)`,
-    [cutoff, batchSize],
-  ));
-  return result.rowCount ?? 0;
+  return acrossWorkspaces(db, async (trx) => {
+    const { rows } = await trx.raw<{ rows: { org_id: string; id: string }[] }>(
+      'select org_id, id from events where created_at < ? limit ?', [cutoff, batchSize],
+    );
+    if (rows.length === 0) return 0;
+    const [orgIds, ids] = [rows.map((r) => r.org_id), rows.map((r) => r.id)];
+    await history.keepCreations(trx, orgIds, ids);
+    const result = await trx.raw(`delete from events where ${EVENTS_NAMED('events')}`, eventsNamedBindings(orgIds, ids));
+    return result.rowCount ?? 0;
+  });
 }

@@ -2,12 +2,9 @@ import type { Knex } from 'knex';
 import type { Db } from '../knex';
 import { TABLES } from '../tables';
 import { EVENT_COLUMNS, toEvent, type EventRow, type WorkspaceEvent } from './index';
+import { PERSON_KEY } from './person-key';
 
-// A person's events: found through events_org_person_idx (migration 20261214120100), whose
-// expression this is, word for word (the planner uses the index only for the same text). A lead.*
-// event belongs to the contact its lead object embeds, which also finds the events of the
-// person's leads deleted before; any other event to its object (contact.*: the contact).
-const PERSON_KEY = `(case when type like 'lead.%' then data #>> '{object,contactId}' else object_id end)`;
+// A person's events: found through events_org_person_idx, by its expression (PERSON_KEY).
 
 /**
  * What an erasure writes over the personal fields of an event's object (and of a logged call):

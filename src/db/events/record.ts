@@ -19,9 +19,10 @@ import type { HistoryResource } from '../history';
 // - `insertFirstEventsInBulk(trx, events)`: many first events in two statements (an import's batch).
 // Each form also writes the change history of leads, contacts and clients (src/db/history) in
 // its first statement, as one more CTE (`historyCte`): the entries its events carry
-// (`NewEvent.history`: changes, deletes, restores) and, from each `<noun>.created` event's own
-// bound values, the creation's entry: the history costs a write no statement and no round trip,
-// and a create binds nothing more for it.
+// (`NewEvent.history`: changes, deletes, restores), so the history costs a write no statement and
+// no round trip. A creation's entry is its `<noun>.created` event itself while the event is kept
+// (src/db/history reads it there, and the events' purge moves it into record_history): a create
+// writes no history row. So every event keeps its call's procedure and request id.
 
 /** An event about to be recorded, with the read scope its type needs (its deliveries check it). */
 export interface NewEvent {
@@ -37,7 +38,7 @@ export interface NewEvent {
   call: { procedure: string; requestId: string | null } | null;
   /**
    * The history entries of the write this event announces, written with it (record_history): a
-   * change's, delete's or restore's. A creation's is derived from its `<noun>.created` event.
+   * change's, delete's or restore's. A creation's is its `<noun>.created` event (src/db/history).
    */
   history?: readonly NewHistoryEntry[];
 }
@@ -53,6 +54,9 @@ export interface NewHistoryEntry {
   /** `{field: {from, to}}`, fields as the API names them, values as plain JSON. */
   changes: Record<string, { from: unknown; to: unknown }>;
 }
+
+/** The events' columns, in the order the inserts give them. */
+const EVENT_COLUMNS = 'org_id, id, type, actor_kind, actor_id, object_id, data, procedure, request_id';
 
 /** record_history's columns, in the order the history inserts give them. */
 const HISTORY_COLUMNS = 'org_id, id, resource, record_id, changed_at, action, actor_kind, actor_id, procedure, request_id, changes';
@@ -85,7 +89,7 @@ const FIRST_EVENT_SEQ = 0;
 export async function insertEvents(trx: Db, events: readonly NewEvent[]): Promise<void> {
   if (events.length === 0) return;
   const shape = shapeOf(events);
-  const bindings = bindingsOf(events, shape);
+  const bindings = bindingsOf(events);
   const texts = textsFor(events.length);
   const first = !makesHistory(shape) ? texts.eventsAndEndpoints : cached(shape, 'recorded', () =>
     `with recorded as (${eventsInsert(events.length)}), ${historyCte(shape)} select ${ENDPOINTS_EXIST} as endpoints`);
@@ -104,7 +108,7 @@ export async function insertEvents(trx: Db, events: readonly NewEvent[]): Promis
  */
 export function firstEventsCtes(events: readonly NewEvent[], onlyWith?: string): { sql: string; bindings: Record<string, Knex.Value> } {
   const shape = shapeOf(events, onlyWith);
-  const bindings = bindingsOf(events, shape);
+  const bindings = bindingsOf(events);
   if (onlyWith === undefined && !makesHistory(shape)) return { sql: textsFor(events.length).firstEventsCtes, bindings };
   const sql = cached(shape, 'first', () => {
     const guard = onlyWith === undefined ? '' : ` and exists (select 1 from ${onlyWith})`;
@@ -128,16 +132,15 @@ export function changeEventsCtes(events: readonly NewEvent[], onlyWith: string):
       + `recorded_deliveries as (${deliveriesInsert(shape.events, 'returned')})`;
     return makesHistory(shape) ? `${ctes}, ${historyCte(shape)}` : ctes;
   });
-  return { sql, bindings: bindingsOf(events, shape) };
+  return { sql, bindings: bindingsOf(events) };
 }
 
 /**
  * `insertEvents` for many events at once, each its object's first (FIRST_EVENT_SEQ): an import's
  * batch, the contact.created and lead.created of each lead it creates. The events come from one
  * JSON array and are inserted in its order (their `seq` follows it), with the history entries
- * they carry from another and the creations' entries from the events inserted; their deliveries
- * only when the workspace has an enabled endpoint. Two statements whatever the count, of one
- * text each.
+ * they carry from another; their deliveries only when the workspace has an enabled endpoint. Two
+ * statements whatever the count, of one text each.
  */
 export async function insertFirstEventsInBulk(trx: Knex.Transaction, events: readonly NewEvent[]): Promise<void> {
   if (events.length === 0) return;
@@ -156,88 +159,61 @@ export async function insertFirstEventsInBulk(trx: Knex.Transaction, events: rea
   if (rows[0]!.endpoints) await trx.raw(BULK_DELIVERIES, bindings);
 }
 
-/** The events whose record keeps a history: each inserted makes the creation's entry. */
-const CREATED_TYPES: Readonly<Record<string, HistoryResource>> = { 'lead.created': 'lead', 'contact.created': 'contact', 'client.created': 'client' };
-
-/** How many events a statement inserts, the history they make, and its guard: what its text depends on. */
+/** How many events a statement inserts, the history entries they carry, and its guard: what its text depends on. */
 interface Shape {
   events: number;
   /** How many entries the events carry (changes, deletes, restores). */
   entries: number;
-  /** The events that are creations with a history: their index and resource. */
-  creations: { index: number; resource: HistoryResource }[];
   onlyWith: string | undefined;
 }
 
 function shapeOf(events: readonly NewEvent[], onlyWith?: string): Shape {
   let entries = 0;
-  const creations: Shape['creations'] = [];
-  for (let i = 0; i < events.length; i++) {
-    const e = events[i]!;
-    if (e.history !== undefined) entries += e.history.length;
-    const resource = CREATED_TYPES[e.type];
-    if (resource !== undefined) creations.push({ index: i, resource });
-  }
-  return { events: events.length, entries, creations, onlyWith };
+  for (const e of events) if (e.history !== undefined) entries += e.history.length;
+  return { events: events.length, entries, onlyWith };
 }
 
-const makesHistory = (shape: Shape) => shape.entries > 0 || shape.creations.length > 0;
+const makesHistory = (shape: Shape) => shape.entries > 0;
 
 /** Texts made once per form and shape (a write records a few events of a few kinds). */
 const SHAPED_TEXTS = new Map<string, string>();
 
 function cached(shape: Shape, form: string, make: () => string): string {
-  const key = `${form}:${shape.events}:${shape.entries}:${shape.creations.map((c) => `${c.index}${c.resource}`).join(',')}:${shape.onlyWith ?? ''}`;
+  const key = `${form}:${shape.events}:${shape.entries}:${shape.onlyWith ?? ''}`;
   let text = SHAPED_TEXTS.get(key);
   if (text === undefined) SHAPED_TEXTS.set(key, text = make());
   return text;
 }
 
 /**
- * The CTE that inserts the statement's history: the entries its events carry (`:history<i>...`)
- * and a creation's entry per `<noun>.created` event, from that event's bound values: its object
- * as created for `changes` (src/db/history answers its followed fields set as `{from: null,
- * to}`), at its `updatedAt` (`:event<i>ChangedAt`), its id the event's with the prefix `hist_`
- * (an event makes one creation at most). One VALUES list of bound values, as the events are: on
- * Citus a router insert into the workspace's shard in the statement's one connection (one-phase
- * commit), where an INSERT ... SELECT from the events CTE would go through the coordinator. Every
- * entry's actor, procedure and request id are its statement's (one call's events). With
- * `onlyWith`, only when that CTE answers a row.
+ * The CTE that inserts the history entries the statement's events carry (`:history<i>...`). One
+ * VALUES list of bound values, as the events are: on Citus a router insert into the workspace's
+ * shard in the statement's one connection (one-phase commit), where an INSERT ... SELECT from the
+ * events CTE would go through the coordinator. Every entry's actor, procedure and request id are
+ * its statement's (one call's events). With `onlyWith`, only when that CTE answers a row.
  */
 function historyCte(shape: Shape): string {
   const common = ':event0ActorKind, :event0ActorId, :callProcedure, :callRequest';
   const rows = indexes(shape.entries).map((i) => `(:org, :history${i}Id, :history${i}Resource, :history${i}Record,
       coalesce(:history${i}ChangedAt::timestamptz, ${WRITE_TIME}), :history${i}Action, ${common}, :history${i}Changes::jsonb)`);
-  for (const { index: i, resource } of shape.creations) {
-    rows.push(`(:org, 'hist_' || substr(:event${i}Id, 5), '${resource}', :event${i}Object,
-      :event${i}ChangedAt::timestamptz, 'created', ${common}, :event${i}Data::jsonb -> 'object')`);
-  }
   const into = `insert into ${TABLES.recordHistory} (${HISTORY_COLUMNS})`;
   return shape.onlyWith === undefined
     ? `recorded_history as (${into} values ${rows.join(', ')})`
     : `recorded_history as (${into} select * from (values ${rows.join(', ')}) as h where exists (select 1 from ${shape.onlyWith}))`;
 }
 
-/** The bulk form's insert: the events, the entries they carry (`:history`) and the creations' entries from the events inserted. */
+/** The bulk form's insert: the events and the history entries they carry (`:history`). */
 const BULK_EVENTS = `with recorded as (
-    insert into ${TABLES.events} (org_id, id, type, actor_kind, actor_id, object_id, data)
-    select :org, e.id, e.type, e.actor_kind, e.actor_id, e.object_id, e.data
+    insert into ${TABLES.events} (${EVENT_COLUMNS})
+    select :org, e.id, e.type, e.actor_kind, e.actor_id, e.object_id, e.data, :callProcedure, :callRequest
     from jsonb_to_recordset(:events::jsonb) as e(n int, id text, type text, actor_kind text, actor_id text, object_id text, data jsonb)
     order by e.n
-    returning id, type, actor_kind, actor_id, object_id, data
   ), recorded_history as (
     insert into ${TABLES.recordHistory} (${HISTORY_COLUMNS})
     select :org, h.id, h.resource, h.record_id, coalesce(h.changed_at, ${WRITE_TIME}), h.action, h.actor_kind, h.actor_id,
       :callProcedure, :callRequest, h.changes
     from jsonb_to_recordset(:history::jsonb) as h(id text, resource text, record_id text,
       changed_at timestamptz, action text, actor_kind text, actor_id text, changes jsonb)
-  ), created_history as (
-    insert into ${TABLES.recordHistory} (${HISTORY_COLUMNS})
-    select :org, 'hist_' || substr(e.id, 5), r.resource, e.object_id,
-      (e.data -> 'object' ->> 'updatedAt')::timestamptz, 'created', e.actor_kind, e.actor_id, :callProcedure, :callRequest, e.data -> 'object'
-    from recorded e
-    join (values ${Object.entries(CREATED_TYPES).map(([type, resource]) => `('${type}', '${resource}')`).join(', ')}) as r(type, resource)
-      on r.type = e.type
   ) select ${ENDPOINTS_EXIST} as endpoints`;
 
 /** `deliveriesInsert`'s matching, for the events of a JSON array (each its object's first). */
@@ -261,11 +237,11 @@ function textsFor(n: number): (typeof TEXTS)[number] {
 
 /**
  * The events' and their history entries' values as named bindings: `:event<i>Id`,
- * `:history<i>Changes` and so on, with the workspace as `:org` and, when the events make history,
- * the call's `:callProcedure` and `:callRequest`.
+ * `:history<i>Changes` and so on, with the workspace as `:org` and the call's `:callProcedure`
+ * and `:callRequest`.
  */
-function bindingsOf(events: readonly NewEvent[], shape: Shape): Record<string, Knex.Value> {
-  const bindings: Record<string, Knex.Value> = { org: onlyWorkspaceOf(events) };
+function bindingsOf(events: readonly NewEvent[]): Record<string, Knex.Value> {
+  const bindings: Record<string, Knex.Value> = { org: onlyWorkspaceOf(events), ...callBindingsOf(events) };
   let h = 0;
   for (let i = 0; i < events.length; i++) {
     const e = events[i]!;
@@ -276,9 +252,6 @@ function bindingsOf(events: readonly NewEvent[], shape: Shape): Record<string, K
     bindings[`event${i}ActorId`] = e.actor.id;
     bindings[`event${i}Object`] = e.objectId;
     bindings[`event${i}Data`] = JSON.stringify(e.data);
-    // A creation's entry (historyCte) takes its time from the object: a small value, rather than
-    // the event's JSON bound again to be read in SQL.
-    if (CREATED_TYPES[e.type] !== undefined) bindings[`event${i}ChangedAt`] = (e.data.object as { updatedAt: string }).updatedAt;
     if (e.history === undefined) continue;
     for (const entry of e.history) {
       bindings[`history${h}Id`] = entry.id;
@@ -290,10 +263,10 @@ function bindingsOf(events: readonly NewEvent[], shape: Shape): Record<string, K
       h++;
     }
   }
-  return makesHistory(shape) ? Object.assign(bindings, callBindingsOf(events)) : bindings;
+  return bindings;
 }
 
-/** The call the events record (its history entries' procedure and request id): all one call's. */
+/** The call the events record (their procedure and request id, and their history entries'): all one call's. */
 function callBindingsOf(events: readonly NewEvent[]): { callProcedure: string | null; callRequest: string | null } {
   const call = events[0]!.call;
   return { callProcedure: call?.procedure ?? null, callRequest: call?.requestId ?? null };
@@ -303,8 +276,9 @@ const indexes = (n: number) => Array.from({ length: n }, (_, i) => i);
 
 /** The insert of `n` events; with `onlyWith`, only when that CTE of the statement answers a row. */
 function eventsInsert(n: number, onlyWith?: string): string {
-  const rows = indexes(n).map((i) => `(:org, :event${i}Id, :event${i}Type, :event${i}ActorKind, :event${i}ActorId, :event${i}Object, :event${i}Data::jsonb)`);
-  const into = `insert into ${TABLES.events} (org_id, id, type, actor_kind, actor_id, object_id, data)`;
+  const rows = indexes(n).map((i) => `(:org, :event${i}Id, :event${i}Type, :event${i}ActorKind, :event${i}ActorId, :event${i}Object, :event${i}Data::jsonb,
+      :callProcedure, :callRequest)`);
+  const into = `insert into ${TABLES.events} (${EVENT_COLUMNS})`;
   if (onlyWith) return `${into} select * from (values ${rows.join(', ')}) as e where exists (select 1 from ${onlyWith})`;
   return `${into} values ${rows.join(', ')}`;
 }
