@@ -1,6 +1,4 @@
-import { existsSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { openLargeWorkspace, openBenchDatabase, DEFAULT_BENCH_URL, LARGE_WORKSPACE } from './lib/dataset';
+import { openLargeWorkspace, openBenchDatabase, baselineKeys, DEFAULT_BENCH_URL, LARGE_WORKSPACE } from './lib/dataset';
 import { startServer, buildService, runCannon, serviceEnv, serviceArgs, postmasterOf, BENCH_POOL_MAX } from './lib/processes';
 import { machineLine, median } from './lib/report';
 import type { CannonJob, CannonResult } from './lib/cannon';
@@ -28,29 +26,6 @@ const TIMING = { warmupSeconds: 3, seconds: 8 };
 
 type Job = Omit<CannonJob, 'connections' | 'warmupSeconds' | 'seconds'>;
 interface Server { name: string; args: string[]; env: Record<string, string>; job(baseUrl: string): Job }
-
-/** Keys for the baseline build in its own database, issued by that build's own code. */
-async function baselineKeys(entry: string, databaseUrl: string, orgIds: string[]): Promise<string[]> {
-  const dist = dirname(dirname(entry));
-  /* eslint-disable @typescript-eslint/no-require-imports */
-  const { createDb } = require(`${dist}/src/db/knex.js`);
-  const { issueApiKey } = require(`${dist}/src/auth/api-keys.js`);
-  // Where the baseline keeps the scopes a key can be given (src/auth/scopes.ts since #41).
-  const scopes: ReadonlySet<string> = existsSync(`${dist}/src/auth/scopes.js`)
-    ? require(`${dist}/src/auth/scopes.js`).KNOWN_SCOPES
-    : require(`${dist}/src/procedures/scopes.js`).knownScopes();
-  /* eslint-enable @typescript-eslint/no-require-imports */
-  const db = createDb({ url: databaseUrl, poolMax: 1 });
-  try {
-    const keys: string[] = [];
-    for (const orgId of orgIds) {
-      keys.push((await issueApiKey(db, scopes, { orgId, name: `ratios ${new Date().toISOString()}`, scopes: [...scopes], expiresAt: null })).key);
-    }
-    return keys;
-  } finally {
-    await db.destroy();
-  }
-}
 
 async function main(): Promise<void> {
   const large = await openLargeWorkspace(url, { writes: true });
@@ -131,8 +106,15 @@ async function main(): Promise<void> {
   const cpu = (name: string) => median(results.get(name)!.map((r) => r.serverCpuUsPerRequest ?? NaN));
   const dbCpu = (name: string) => median(results.get(name)!.map((r) => r.databaseCpuUsPerRequest ?? NaN));
   const x = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
+  // Each round's two turns of a case run one after the other, so their ratio cancels the machine's
+  // drift between rounds (on a shared machine rounds spread by ±30%), which the medians' ratio does not.
+  const paired = (name: string) => {
+    const [ours, base] = [results.get(`${name} ours`)!, results.get(`${name} baseline`)!];
+    const each = ours.map((r, i) => r.rps / base[i]!.rps);
+    return `paired by round ${median(each).toFixed(2)}x (${Math.min(...each).toFixed(2)}-${Math.max(...each).toFixed(2)})`;
+  };
   const against = (name: string) =>
-    `${name} ${x(rps(`${name} ours`), rps(`${name} baseline`))} its req/s (server CPU ${x(cpu(`${name} ours`), cpu(`${name} baseline`))}, PostgreSQL CPU ${x(dbCpu(`${name} ours`), dbCpu(`${name} baseline`))})`;
+    `${name} ${x(rps(`${name} ours`), rps(`${name} baseline`))} its req/s, ${paired(name)} (server CPU ${x(cpu(`${name} ours`), cpu(`${name} baseline`))}, PostgreSQL CPU ${x(dbCpu(`${name} ours`), dbCpu(`${name} baseline`))})`;
   const has = (name: string) => results.has(name);
   const lines = [
     `${machineLine(pgVersion)}; ${LARGE_WORKSPACE}; ${rounds} rounds taking turns, ${CONNECTIONS} connections, ${TIMING.warmupSeconds} s warm-up and ${TIMING.seconds} s counted each; medians.`,

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import pg from 'pg';
 import { createDb, type Db } from '../../src/db/knex';
 import { migrateLatest } from '../../src/db/migrator';
@@ -122,6 +124,29 @@ export async function openLargeWorkspace(url: string, options: { writes?: boolea
     // Leads to change (bench/ratios.ts's update case): ids are random, so the first by id are spread over the workspace.
     const updateIds = (await db('leads').where('org_id', orgId).orderBy('id').limit(2000).pluck('id')) as string[];
     return { orgId, key, sample, pgVersion, writes, updateIds };
+  } finally {
+    await db.destroy();
+  }
+}
+
+/** Keys for the baseline build in its own database, issued by that build's own code. */
+export async function baselineKeys(entry: string, databaseUrl: string, orgIds: string[]): Promise<string[]> {
+  const dist = dirname(dirname(entry));
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const { createDb: createBaselineDb } = require(`${dist}/src/db/knex.js`);
+  const { issueApiKey: issueBaselineKey } = require(`${dist}/src/auth/api-keys.js`);
+  // Where the baseline keeps the scopes a key can be given (src/auth/scopes.ts since #41).
+  const scopes: ReadonlySet<string> = existsSync(`${dist}/src/auth/scopes.js`)
+    ? require(`${dist}/src/auth/scopes.js`).KNOWN_SCOPES
+    : require(`${dist}/src/procedures/scopes.js`).knownScopes();
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  const db = createBaselineDb({ url: databaseUrl, poolMax: 1 });
+  try {
+    const keys: string[] = [];
+    for (const orgId of orgIds) {
+      keys.push((await issueBaselineKey(db, scopes, { orgId, name: `ratios ${new Date().toISOString()}`, scopes: [...scopes], expiresAt: null })).key);
+    }
+    return keys;
   } finally {
     await db.destroy();
   }

@@ -136,7 +136,7 @@ export function postmasterOf(backendPid: number): number | undefined {
  * or of the postmaster `postmasterPid` and its children alone, in microseconds, by process (its
  * pid and start time, so a reused pid is another process).
  */
-function postgresCpuTimes(postmasterPid?: number): Map<string, number> {
+export function postgresCpuTimes(postmasterPid?: number): Map<string, number> {
   const times = new Map<string, number>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -162,7 +162,7 @@ function postgresCpuTimes(postmasterPid?: number): Map<string, number> {
  * total; what it spent within the run is lost, so the pool under test must stay open across the
  * run (it does: DB_POOL_MAX connections, opened during the warm-up).
  */
-function postgresCpuSince(before: Map<string, number>, postmasterPid?: number): number {
+export function postgresCpuSince(before: Map<string, number>, postmasterPid?: number): number {
   let total = 0;
   for (const [id, us] of postgresCpuTimes(postmasterPid)) total += us - (before.get(id) ?? 0);
   return total;
