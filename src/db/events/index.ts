@@ -3,7 +3,7 @@ import { TABLES } from '../tables';
 import { paginate } from '../paginate';
 import { acrossWorkspaces } from '../across-workspaces';
 import * as history from '../history';
-import { EVENTS_NAMED, eventsNamedBindings } from './person-key';
+import { EVENTS_NAMED, eventsNamedBindings } from './keys';
 import type { PageRequest } from '../pagination';
 import type { ActorKind, EventType } from '../../domain/event-types';
 

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Db } from '../knex';
 import { TABLES } from '../tables';
 import { EVENT_COLUMNS, toEvent, type EventRow, type WorkspaceEvent } from './index';
-import { PERSON_KEY } from './person-key';
+import { PERSON_KEY } from './keys';
 
 // A person's events: found through events_org_person_idx, by its expression (PERSON_KEY).
 

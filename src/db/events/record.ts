@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Db } from '../knex';
 import { TABLES, WRITE_TIME } from '../tables';
 import { prepared } from '../prepared-statements';
-import type { HistoryResource } from '../history';
+import { ENTRY_COLUMNS, type HistoryResource } from '../history';
 
 // The one way events are recorded. A write's events are decided and built above the data layer
 // (src/events/record-events.ts: their ids, read scopes and JSON, from what the write answers it
@@ -56,10 +56,10 @@ export interface NewHistoryEntry {
 }
 
 /** The events' columns, in the order the inserts give them. */
-const EVENT_COLUMNS = 'org_id, id, type, actor_kind, actor_id, object_id, data, procedure, request_id';
+const INSERTED_EVENT_COLUMNS = 'org_id, id, type, actor_kind, actor_id, object_id, data, procedure, request_id';
 
 /** record_history's columns, in the order the history inserts give them. */
-const HISTORY_COLUMNS = 'org_id, id, resource, record_id, changed_at, action, actor_kind, actor_id, procedure, request_id, changes';
+const HISTORY_COLUMNS = `org_id, ${ENTRY_COLUMNS}`;
 
 /** Whether the workspace `:org` has an enabled webhook endpoint: only then can an event need a delivery. */
 const ENDPOINTS_EXIST = `exists (select 1 from webhook_endpoints where org_id = :org and enabled)`;
@@ -204,7 +204,7 @@ function historyCte(shape: Shape): string {
 
 /** The bulk form's insert: the events and the history entries they carry (`:history`). */
 const BULK_EVENTS = `with recorded as (
-    insert into ${TABLES.events} (${EVENT_COLUMNS})
+    insert into ${TABLES.events} (${INSERTED_EVENT_COLUMNS})
     select :org, e.id, e.type, e.actor_kind, e.actor_id, e.object_id, e.data, :callProcedure, :callRequest
     from jsonb_to_recordset(:events::jsonb) as e(n int, id text, type text, actor_kind text, actor_id text, object_id text, data jsonb)
     order by e.n
@@ -278,7 +278,7 @@ const indexes = (n: number) => Array.from({ length: n }, (_, i) => i);
 function eventsInsert(n: number, onlyWith?: string): string {
   const rows = indexes(n).map((i) => `(:org, :event${i}Id, :event${i}Type, :event${i}ActorKind, :event${i}ActorId, :event${i}Object, :event${i}Data::jsonb,
       :callProcedure, :callRequest)`);
-  const into = `insert into ${TABLES.events} (${EVENT_COLUMNS})`;
+  const into = `insert into ${TABLES.events} (${INSERTED_EVENT_COLUMNS})`;
   if (onlyWith) return `${into} select * from (values ${rows.join(', ')}) as e where exists (select 1 from ${onlyWith})`;
   return `${into} values ${rows.join(', ')}`;
 }

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Db } from '../knex';
 import { TABLES } from '../tables';
-import { PERSON_KEY, EVENTS_NAMED, eventsNamedBindings } from '../events/person-key';
+import { PERSON_KEY, EVENTS_NAMED, eventsNamedBindings } from '../events/keys';
 import type { ActorKind } from '../../domain/event-types';
 
 // The change history of leads, contacts and clients, read (leads.getHistory and the others).
@@ -64,8 +64,8 @@ export async function recordExists(db: Db, orgId: string, resource: HistoryResou
   return row !== undefined;
 }
 
-/** The entries' columns, as record_history names them and in its order after org_id. */
-const ENTRY_COLUMNS = 'id, resource, record_id, changed_at, action, actor_kind, actor_id, procedure, request_id, changes';
+/** The entries' columns, as record_history names them, after org_id (src/db/events/record.ts inserts them in this order). */
+export const ENTRY_COLUMNS = 'id, resource, record_id, changed_at, action, actor_kind, actor_id, procedure, request_id, changes';
 
 /** The `<noun>.created` event of each resource: its creation's entry while the event is kept. */
 const CREATION_TYPES = `('lead.created', 'contact.created', 'client.created')`;

@@ -1,3 +1,7 @@
+// How statements find events by key: a person's (the person index's expression) and a batch's
+// (its rows' workspace and id). A module of its own, importing nothing, so src/db/history can use
+// it while src/db/events uses src/db/history.
+
 // The person an event is about, as events_org_person_idx (migration 20261214120100) indexes it,
 // word for word: the planner uses the index only for the same text. A lead.* event belongs to the
 // contact its lead object embeds (which also finds the events of the person's leads deleted
