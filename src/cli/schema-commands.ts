@@ -1,4 +1,4 @@
-import { migrateLatest } from '../db/migrator';
+import { migrateLatestExclusively } from '../db/migrator';
 import * as deferredIndexesQueries from '../db/deferred-indexes';
 import { announceCacheChange } from '../db/cache-changes';
 import { defineCommand, noOperands } from './command';
@@ -9,7 +9,8 @@ export const migrate = defineCommand({
   options: [],
   examples: ['migrate', 'migrate --json'],
   parse: (_values, operands) => noOperands(operands),
-  run: async (db) => ({ applied: await migrateLatest(db) }),
+  // Under the lock the service's own start takes: several at once wait for each other.
+  run: async (db) => ({ applied: await migrateLatestExclusively(db) }),
   describe: (r) => (r.applied.length ? `applied: ${r.applied.join(', ')}` : 'schema is up to date'),
 });
 

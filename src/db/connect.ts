@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { createDb, type Db, type DbOptions } from './knex';
 import { startEmbeddedPostgres, type EmbeddedPostgres, type EmbeddedRole } from '../embedded-database';
-import { migrateLatest } from './migrator';
+import { MIGRATION_LOCK_KEY, migrateLatest } from './migrator';
 import { HotReads } from './hot-reads';
 
 /** The hot reads are part of the database handle: tests and tools that build an app on a pool of their own take them from here. */
@@ -65,9 +65,6 @@ export async function connectDatabase(options: ConnectOptions): Promise<Database
     },
   };
 }
-
-/** Any fixed number: the advisory lock every process takes to migrate. */
-const MIGRATION_LOCK_KEY = 7_363_902_511;
 
 /**
  * Processes starting together on one new database (`npm start` and the CLI on a new folder, or
