@@ -11,7 +11,7 @@ import { dirname, join, relative } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..');
 const SKIP = new Set(['node_modules', '.git', 'dist', '.tmp', 'coverage']);
-const TOP = /^(src|tests|bench|scripts|docs|migrations|packages|seeds|\.ci)\//;
+const TOP = /^(src|tests|bench|scripts|docs|migrations|packages|seeds|deploy|\.ci)\//;
 const PATH = /[\w.@/-]+\.(?:ts|js|json|md|ya?ml|sh|sql|css|html)\b/g;
 
 function filesUnder(dir: string): string[] {

@@ -10,7 +10,7 @@ const DOCS = [
 ].filter((f) => existsSync(join(ROOT, f)));
 
 /** Folders a path named in a doc starts with (relative to the repository's root). */
-const TOP = /^(src|tests|bench|scripts|docs|migrations|packages|seeds|\.ci)\//;
+const TOP = /^(src|tests|bench|scripts|docs|migrations|packages|seeds|deploy|\.ci)\//;
 const FILE = /^[\w.@/-]+\.(ts|js|json|md|ya?ml|sh|sql|css|html)$/;
 
 function namedPaths(text: string): string[] {
