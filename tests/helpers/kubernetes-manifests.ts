@@ -59,6 +59,8 @@ export function validateManifest(manifest: Manifest): void {
 }
 
 export interface PodTemplate {
+  /** Its workload, and `Kind name` for failure messages. */
+  workload: Manifest;
   owner: string;
   labels: Record<string, string>;
   spec: IPodSpec;
@@ -70,7 +72,7 @@ export function podTemplates(manifests: Manifest[]): PodTemplate[] {
     const spec = manifest.spec as { template?: PodTemplateSource; jobTemplate?: { spec: { template: PodTemplateSource } } } | undefined;
     const template = manifest.kind === 'CronJob' ? spec?.jobTemplate?.spec.template : spec?.template;
     if (!template) return [];
-    return [{ owner: `${manifest.kind} ${manifest.metadata.name}`, labels: template.metadata?.labels ?? {}, spec: template.spec }];
+    return [{ workload: manifest, owner: `${manifest.kind} ${manifest.metadata.name}`, labels: template.metadata?.labels ?? {}, spec: template.spec }];
   });
 }
 

@@ -39,7 +39,7 @@ describe.each(KUSTOMIZATIONS)('deploy/kubernetes/%s', (kustomization) => {
   const worker = component('worker');
   const apiContainer = api.spec.containers.find((c) => c.name === 'api')!;
   const workerContainer = worker.spec.containers.find((c) => c.name === 'worker')!;
-  const apiDeployment = byKind('Deployment').find((d) => d.metadata.name === api.owner.replace('Deployment ', ''))!;
+  const apiDeployment = api.workload;
   const hpa = byKind('HorizontalPodAutoscaler').find((h) => (h.spec as { scaleTargetRef: { name: string } }).scaleTargetRef.name === apiDeployment.metadata.name);
   const fewestApiPods = hpa ? (hpa.spec as { minReplicas: number }).minReplicas : (apiDeployment.spec as { replicas: number }).replicas;
 
@@ -148,6 +148,7 @@ describe.each(KUSTOMIZATIONS)('deploy/kubernetes/%s', (kustomization) => {
   });
 
   it('leaves the replica count to the autoscaler where there is one (CPU, autoscaling/v2)', () => {
+    for (const autoscaler of byKind('HorizontalPodAutoscaler')) expect(autoscaler).toBe(hpa);
     if (!hpa) return expect(apiDeployment.spec).toHaveProperty('replicas');
     expect(hpa.apiVersion).toBe('autoscaling/v2');
     expect(apiDeployment.spec).not.toHaveProperty('replicas');
