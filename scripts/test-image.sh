@@ -81,7 +81,7 @@ size=$(podman image inspect "$TAG" --format '{{.Size}}')
 echo "built in ${build_s} s${NO_CACHE:+ (--no-cache)}; image size $(( size / 1000000 )) MB"
 
 [ -n "$(podman image inspect "$TAG" --format '{{.Config.Healthcheck}}' | grep healthz)" ] || fail "the image has no HEALTHCHECK (built without --format docker?)"
-podman image save --format docker-archive -o "$WORK/image.tar" "$TAG" >/dev/null
+podman image save -q --format docker-archive -o "$WORK/image.tar" "$TAG"
 if tar -xOf "$WORK/image.tar" | grep -aq "$MARKER"; then fail "the npmrc secret is in a layer of the image"; fi
 if [ -f "$NPM_ETC/ca.pem" ] && tar -xOf "$WORK/image.tar" | grep -aqF "$(sed -n 2p "$NPM_ETC/ca.pem")"; then fail "the CA secret is in a layer of the image"; fi
 rm -f "$WORK/image.tar"
