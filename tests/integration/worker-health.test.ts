@@ -1,13 +1,16 @@
 import { createServer } from 'node:net';
 import { once } from 'node:events';
-import { testDatabaseUrl } from '../helpers/test-app';
+import { createTestContext, testDatabaseUrl } from '../helpers/test-app';
+import { createWorkspace } from '../helpers/factories';
+import { CSV, uploadImport, validCsv } from '../helpers/imports';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
 import { sleep, until } from '../helpers/poll';
 import { startWorkerProcess } from '../helpers/webhook-fixtures';
 
 // The worker process's GET /healthz (src/webhooks/worker-health.ts), over real HTTP, with the
 // worker's database behind a TCP proxy the test controls: refused (PostgreSQL down) and held (a
-// hung server) are real network faults, not mocks.
+// hung server) are real network faults, not mocks. A stalled loop is a real wait too: its claim
+// blocks on a lock the test holds in the database.
 
 type Worker = ReturnType<typeof startWorkerProcess>;
 
@@ -47,6 +50,9 @@ const health = async (port: number) => {
 function stop(worker: Worker | undefined): void {
   if (worker && worker.child.exitCode === null && worker.child.signalCode === null) worker.child.kill('SIGKILL');
 }
+
+const ctx = createTestContext();
+afterAll(() => ctx.close());
 
 describe('the worker process GET /healthz', () => {
   let proxy: TcpProxy;
@@ -91,24 +97,33 @@ describe('the worker process GET /healthz', () => {
     expect(await health(started.port)).toMatchObject({ status: 200, body: { status: 'ok' } });
   }, 60_000);
 
-  it('answers 503 stalled, naming the loop, once a statement with no timeout hangs past the threshold, and 200 again once it returns', async () => {
-    const started = await startWorker(proxy, { DB_STATEMENT_TIMEOUT_MS: '0' });
-    worker = started.worker;
-    expect(started.stallAfterMs).toBe(7500);
-    expect((await health(started.port)).status).toBe(200);
+  it('answers 503 stalled naming the imports loop while its claim waits on a lock with no statement timeout, the deliveries loop still turning, and 200 once the lock goes', async () => {
+    const ws = await createWorkspace(ctx.db);
+    expect((await uploadImport(ctx.app, ws.key, validCsv(3), { type: CSV })).status).toBe(202);
+    // The lock every claim of the workspace's imports takes first (src/db/imports/jobs.ts), held
+    // by the test: the worker's claim waits for it, as a loop stuck on anything would.
+    const lock = await ctx.db.transaction();
+    await lock.raw(`select pg_advisory_xact_lock(hashtextextended('imports:' || ?, 0))`, [ws.org.id]);
+    let port = 0;
+    try {
+      const started = await startWorker(proxy, { DB_STATEMENT_TIMEOUT_MS: '0', IMPORT_WORKER_ORG_IDS: ws.org.id });
+      worker = started.worker;
+      port = started.port;
+      expect(started.stallAfterMs).toBe(7500);
+      const startedAt = Date.now();
+      expect((await health(started.port)).status).toBe(200);
 
-    proxy.hold();
-    const stalledAt = Date.now();
-    expect(await until(async () => (await health(started.port)).status === 503, started.stallAfterMs + 10_000, 250)).toBe(true);
-    expect(Date.now() - stalledAt).toBeGreaterThanOrEqual(started.stallAfterMs);
-    const stalled = await health(started.port);
-    expect(stalled).toMatchObject({ status: 503, cacheControl: 'no-store', body: { status: 'stalled', reason: 'loop not turning' } });
-    expect(stalled.body.loops!.length).toBeGreaterThan(0);
-    expect(stalled.body.loops!.every((loop) => ['deliveries', 'imports'].includes(loop))).toBe(true);
-
-    await proxy.restore();
-    expect(await until(async () => (await health(started.port)).status === 200, 10_000, 100)).toBe(true);
-    expect(worker.output()).toMatch(/worker health: a loop has stopped turning/);
+      expect(await until(async () => (await health(started.port)).status === 503, started.stallAfterMs + 10_000, 250)).toBe(true);
+      expect(Date.now() - startedAt).toBeGreaterThanOrEqual(started.stallAfterMs - 1000);
+      expect(await health(started.port)).toEqual({
+        status: 503, cacheControl: 'no-store', body: { status: 'stalled', reason: 'loop not turning', loops: ['imports'] },
+      });
+    } finally {
+      await lock.commit();
+    }
+    expect(await until(async () => (await health(port)).status === 200, 10_000, 100)).toBe(true);
+    expect(worker!.output()).toMatch(/worker health: a loop has stopped turning/);
+    expect(worker!.output()).toMatch(/worker health: every loop turns again/);
   }, 60_000);
 
   it('serves nothing with WORKER_HEALTH_PORT=0', async () => {
