@@ -1,8 +1,9 @@
-# syntax=docker/dockerfile:1
 # The same steps as .ci/run on a fresh machine: `npm ci`, `npm run build`; migrations run from the
 # compose file's `migrate` service (`workspace-api migrate`), then the service starts.
 # Node 24 is the Active LTS (Node 22 also works: --build-arg NODE_IMAGE=node:22-bookworm-slim);
 # the code itself also runs on Node 20, which the development machines still use.
+# No `# syntax=` line: BuildKit's built-in frontend reads `RUN --mount`, and fetching a frontend
+# image would need Docker Hub before the build starts.
 ARG NODE_IMAGE=node:24-bookworm-slim
 
 # build: every dependency (TypeScript and esbuild included) to compile src/, migrations/ and seeds/
@@ -17,7 +18,14 @@ COPY packages/client/package.json ./packages/client/
 # stage: TypeScript 7's compiler and esbuild are native binaries that npm installs as optional
 # dependencies (one per platform), so --omit=optional would leave `npm run build` without them.
 # The embedded database's PostgreSQL binaries come along here and are thrown away with the stage.
-RUN npm ci --ignore-scripts --no-audit --no-fund
+# npm's configuration, when the registry is not directly reachable (a proxy, a mirror, a private
+# registry), comes as build secrets, mounted for this one command and never stored in a layer:
+# `npmrc` (read as npm's user config, beside the committed .npmrc) and `npm_ca` (a PEM file added
+# to Node's trusted CAs, for a TLS-intercepting proxy). Both optional (docs/operating.md).
+RUN --mount=type=secret,id=npmrc,target=/run/secrets/npmrc \
+    --mount=type=secret,id=npm_ca,target=/run/secrets/npm_ca \
+    if [ -s /run/secrets/npm_ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/npm_ca; fi \
+ && NPM_CONFIG_USERCONFIG=/run/secrets/npmrc npm ci --ignore-scripts --no-audit --no-fund
 COPY . .
 RUN npm run build
 
@@ -28,7 +36,12 @@ FROM ${NODE_IMAGE} AS prod-deps
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
 COPY packages/client/package.json ./packages/client/
-RUN npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund && npm cache clean --force
+# The same secrets as the build stage's `npm ci`.
+RUN --mount=type=secret,id=npmrc,target=/run/secrets/npmrc \
+    --mount=type=secret,id=npm_ca,target=/run/secrets/npm_ca \
+    if [ -s /run/secrets/npm_ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/npm_ca; fi \
+ && NPM_CONFIG_USERCONFIG=/run/secrets/npmrc npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund \
+ && npm cache clean --force
 
 # runtime: compiled output and production node_modules, owned by root and run as `node`, so the
 # process cannot rewrite its own code. No secret is set here: compose or the orchestrator passes them.

@@ -102,6 +102,8 @@ const schema = z.object({
   WEBHOOK_WORKER_IN_PROCESS: z.enum(['true', 'false'], { error: 'must be true or false' }).optional().transform((value) => (value === undefined ? undefined : value === 'true')),
   /** Deliver only for these workspaces (comma-separated ids); unset: every workspace. For a worker dedicated to a large workspace, and tests sharing one database. */
   WEBHOOK_WORKER_ORG_IDS: z.string().regex(/^[A-Za-z0-9_]+(,[A-Za-z0-9_]+)*$/, 'must be comma-separated workspace ids').optional().transform((value) => value?.split(',')),
+  /** The worker process's `GET /healthz` (src/webhooks/worker-health.ts), on HOST; 0 turns it off. */
+  WORKER_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
   /** Events (with their webhook deliveries and attempts) older than this many days are deleted, hourly. */
   EVENTS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   /** Deleted leads, contacts, clients, tasks and draft invoices can be restored for this many days; then they are purged for good, hourly. */

@@ -19,6 +19,8 @@ export interface ImportRunnerOptions {
   orgIds?: readonly string[];
   /** Told after each committed batch: wakes the workspace's live readers (events, imports.onProgress). */
   onCommitted?(orgId: string): void;
+  /** Called at each turn of the claiming loop and before each claim, whatever the outcome: the worker's heartbeat (src/webhooks/worker-health.ts). */
+  onTurn?: () => void;
 }
 
 export interface ImportRunner {
@@ -76,12 +78,14 @@ export function createImportRunner(options: ImportRunnerOptions): ImportRunner {
 
   async function loopRun(): Promise<void> {
     while (running) {
+      options.onTurn?.();
       const free = concurrency - inFlight.size;
       let claimed = 0;
       if (free > 0) {
         try {
           for (const orgId of await importsQueries.workspacesWithImportsToRun(db, free, options.orgIds)) {
             if (claimed >= free || !running) break;
+            options.onTurn?.();
             const claim = await importsQueries.claimIn(db, orgId, { maxRunning: options.maxRunningPerWorkspace, leaseMs: options.leaseMs });
             if (!claim) continue;
             claimed++;

@@ -6,7 +6,7 @@ import * as importsQueries from '../db/imports';
 import { createImportRunner, type ImportRunner } from './import-runner';
 
 /** The import runner as configured by the IMPORT_* variables (the worker process and the API's in-process one). */
-export function createImportRunnerFromConfig(config: Config, db: Db, logger: Logger, onCommitted?: (orgId: string) => void): ImportRunner {
+export function createImportRunnerFromConfig(config: Config, db: Db, logger: Logger, onCommitted?: (orgId: string) => void, onTurn?: () => void): ImportRunner {
   return createImportRunner({
     db,
     logger,
@@ -17,6 +17,7 @@ export function createImportRunnerFromConfig(config: Config, db: Db, logger: Log
     batchRows: config.IMPORT_BATCH_ROWS,
     orgIds: config.IMPORT_WORKER_ORG_IDS,
     onCommitted,
+    onTurn,
   });
 }
 

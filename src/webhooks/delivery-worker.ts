@@ -20,6 +20,8 @@ export interface DeliveryWorkerOptions extends DeliverySettings {
   orgIds?: readonly string[];
   /** How long stop() waits for deliveries in flight; by default one request timeout and 2 s to record it. */
   stopTimeoutMs?: number;
+  /** Called at each turn of the claiming loop, whatever the claim's outcome: the worker's heartbeat (worker-health.ts). */
+  onTurn?: () => void;
 }
 
 export interface DeliveryWorker {
@@ -64,6 +66,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
 
   async function run(): Promise<void> {
     while (running) {
+      options.onTurn?.();
       const free = concurrency - inFlight.size;
       // Refill by batches of at least half the slots: one claim per finished delivery would make
       // the claim's round trip and commit the ceiling on the delivery rate.

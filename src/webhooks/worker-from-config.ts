@@ -6,7 +6,7 @@ import { createDeliveryWorker, type DeliveryWorker } from './delivery-worker';
 import { webhookUrlPolicyFor } from './url-safety';
 
 /** The delivery worker as configured by the WEBHOOK_* variables (the worker process and the API's in-process one). */
-export function createDeliveryWorkerFromConfig(config: Config, db: Db, logger: Logger): DeliveryWorker {
+export function createDeliveryWorkerFromConfig(config: Config, db: Db, logger: Logger, onTurn?: () => void): DeliveryWorker {
   return createDeliveryWorker({
     db,
     logger,
@@ -19,5 +19,6 @@ export function createDeliveryWorkerFromConfig(config: Config, db: Db, logger: L
     concurrency: config.WEBHOOK_WORKER_CONCURRENCY,
     pollMs: config.WEBHOOK_POLL_MS,
     orgIds: config.WEBHOOK_WORKER_ORG_IDS,
+    onTurn,
   });
 }

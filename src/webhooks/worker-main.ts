@@ -7,6 +7,7 @@ import { createDeliveryWorkerFromConfig } from './worker-from-config';
 import { createImportRunnerFromConfig, startImportsRetention } from '../imports/runner-from-config';
 import { createWakeUps, notifyTransport, type WakeUps } from '../live/wake-ups';
 import { redisTransport } from '../live/redis-wake-ups';
+import { createHeartbeats, startWorkerHealthServer, workerStallAfterMs, type WorkerHealthServer } from './worker-health';
 
 /**
  * `npm run worker`: delivers webhooks, runs import jobs (and purges expired events and imports)
@@ -19,13 +20,23 @@ async function main(): Promise<void> {
   logStartMode(logger, config);
   // The API applies migrations (or the `migrate` service does): two processes migrating at once would collide.
   const database = await connectConfiguredDatabase(config, logger, { applicationName: 'workspace-api-worker', migrate: false });
-  const worker = createDeliveryWorkerFromConfig(config, database.db, logger);
+  const stallAfterMs = workerStallAfterMs(config);
+  const heartbeats = createHeartbeats(['deliveries', 'imports'], stallAfterMs);
+  // Before any claim, so a port in use ends the process holding nothing. The hourly purges are not
+  // watched: a stall there would show an hour late, and stops no delivery.
+  const health: WorkerHealthServer | undefined = config.WORKER_HEALTH_PORT === 0
+    ? undefined
+    : await startWorkerHealthServer({ port: config.WORKER_HEALTH_PORT, host: config.HOST, heartbeats, logger }).catch((err: NodeJS.ErrnoException) => {
+      throw new Error(`WORKER_HEALTH_PORT ${config.WORKER_HEALTH_PORT} on ${config.HOST}: ${err.code === 'EADDRINUSE' ? 'already in use' : err.message}`);
+    });
+  if (health) logger.info({ port: health.port, stallAfterMs }, `worker health on http://${config.HOST}:${health.port}/healthz`);
+  const worker = createDeliveryWorkerFromConfig(config, database.db, logger, heartbeats.beat('deliveries'));
   worker.start();
   const retention = startEventsRetention({ db: database.db, logger, retentionDays: config.EVENTS_RETENTION_DAYS });
   const trashPurge = startTrashPurge({ db: database.db, logger, retentionDays: config.TRASH_RETENTION_DAYS });
   // An import's batches record events: the API instances' live readers hear of them as of any write.
   const wakeUps: WakeUps = createWakeUps(config.REDIS_URL ? redisTransport(config.REDIS_URL, () => wakeUps) : notifyTransport(database.db), logger);
-  const imports = createImportRunnerFromConfig(config, database.db, logger, (orgId) => wakeUps.announce(orgId));
+  const imports = createImportRunnerFromConfig(config, database.db, logger, (orgId) => wakeUps.announce(orgId), heartbeats.beat('imports'));
   imports.start();
   const importsRetention = startImportsRetention({ db: database.db, logger, retentionDays: config.IMPORTS_RETENTION_DAYS });
   logger.info(
@@ -40,6 +51,8 @@ async function main(): Promise<void> {
       logger.info({ signal }, 'webhook worker stopping: waiting for deliveries in flight');
       let code = 0;
       try {
+        // Probes get no answer from here on: a stopping worker is neither alive nor worth restarting.
+        await health?.close();
         await Promise.all([worker.stop(), imports.stop()]);
         await retention.stop();
         await trashPurge.stop();

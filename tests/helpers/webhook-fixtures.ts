@@ -147,7 +147,8 @@ export async function deliveriesOf(db: Db, orgId: string) {
 export function startWorkerProcess(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/webhooks/worker-main.ts'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', LOG_LEVEL: 'info', DATABASE_URL: testDatabaseUrl(), ...env },
+    // No health endpoint unless asked: its default port would collide between test files.
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', LOG_LEVEL: 'info', DATABASE_URL: testDatabaseUrl(), WORKER_HEALTH_PORT: '0', ...env },
   });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += String(chunk)));

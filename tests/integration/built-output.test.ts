@@ -10,9 +10,9 @@ import { TEST_JWT_SECRETS } from '../helpers/test-secrets';
 import { DEVELOPER_CSP } from '../../src/http/developer-page/page-route';
 import { developerAssetsFromSource } from '../../src/http/developer-page/page-assets';
 
-// The Docker image cannot be built here (no engine), so this runs what the image runs: the
-// Dockerfile's own CMD and HEALTHCHECK commands, on the compiled output laid out as in the runtime
-// stage (production dependencies only), in production mode.
+// The image itself is built and run by `npm run test:image` (podman, minutes); this runs what the
+// image runs, in seconds: the Dockerfile's own CMD and HEALTHCHECK commands, on the compiled
+// output laid out as in the runtime stage (production dependencies only), in production mode.
 const ROOT = join(__dirname, '..', '..');
 const SECRETS = TEST_JWT_SECRETS;
 

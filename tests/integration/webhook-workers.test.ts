@@ -63,6 +63,49 @@ describe('webhook workers side by side', () => {
     expect(delivery!.attemptRows.map((a) => [a.attempt, a.status_code])).toEqual([[2, 200]]);
   });
 
+  it('SIGTERM while a claimed delivery is in flight: the worker waits for the answer, records it, and exits 0 well within its drain bound', async () => {
+    const ws = await createWorkspace(ctx.db);
+    let child: ReturnType<typeof startWorkerProcess> | undefined;
+    let signalledAt = 0;
+    receiver = await startReceiver(() => {
+      child!.child.kill('SIGTERM');
+      signalledAt = Date.now();
+      return { status: 200, delayMs: 1500 };
+    });
+    await insertEndpoint(ctx.db, { orgId: ws.org.id, ownerKeyId: ws.keyId, url: receiver.url, events: ['lead.created'] });
+    child = startWorkerProcess({ WEBHOOK_TIMEOUT_MS: '4000', WEBHOOK_POLL_MS: '20', WEBHOOK_WORKER_ORG_IDS: ws.org.id, IMPORT_WORKER_ORG_IDS: ws.org.id });
+    killChild = () => child!.child.kill('SIGKILL');
+    await createLead(ws.key, 1);
+
+    expect(await child.exited).toBe(0);
+    const drainMs = Date.now() - signalledAt;
+    expect(drainMs).toBeGreaterThanOrEqual(1400); // it waited for the answer...
+    expect(drainMs).toBeLessThan(4000 + 2000); // ...within WEBHOOK_TIMEOUT_MS + 2 s, under compose's 20 s grace
+    const [delivery] = await deliveriesOf(ctx.db, ws.org.id);
+    expect(delivery).toMatchObject({ status: 'succeeded', attempts: 1, locked_until: null });
+    expect(delivery!.attemptRows.map((a) => [a.attempt, a.status_code])).toEqual([[1, 200]]);
+    expect(receiver.acknowledged).toEqual([delivery!.event_id]);
+    expect(child.output()).toMatch(/webhook worker stopped/);
+  });
+
+  it('SIGTERM while the receiver never answers: the attempt times out, is recorded for a retry with its lease released, and the worker exits 0', async () => {
+    const ws = await createWorkspace(ctx.db);
+    let child: ReturnType<typeof startWorkerProcess> | undefined;
+    receiver = await startReceiver(() => {
+      child!.child.kill('SIGTERM');
+      return 'hold';
+    });
+    await insertEndpoint(ctx.db, { orgId: ws.org.id, ownerKeyId: ws.keyId, url: receiver.url, events: ['lead.created'] });
+    child = startWorkerProcess({ WEBHOOK_TIMEOUT_MS: '1000', WEBHOOK_POLL_MS: '20', WEBHOOK_RETRY_BASE_MS: '60000', WEBHOOK_WORKER_ORG_IDS: ws.org.id, IMPORT_WORKER_ORG_IDS: ws.org.id });
+    killChild = () => child!.child.kill('SIGKILL');
+    await createLead(ws.key, 1);
+
+    expect(await child.exited).toBe(0);
+    const [delivery] = await deliveriesOf(ctx.db, ws.org.id);
+    expect(delivery).toMatchObject({ status: 'pending', attempts: 1, locked_until: null });
+    expect(delivery!.attemptRows).toEqual([expect.objectContaining({ attempt: 1, status_code: null, error: expect.stringMatching(/time/i) })]);
+  });
+
   it('two workers never send one event to one endpoint at once, and every event is acknowledged exactly once', async () => {
     const ws = await createWorkspace(ctx.db);
     receiver = await startReceiver(() => ({ status: 200, delayMs: 30 + Math.floor(Math.random() * 20) }));

@@ -29,6 +29,15 @@ describe('.ci/run', () => {
     expect(CI).toContain('CI_CITUS_CLUSTER');
   });
 
+  it('runs the image test last, after the fault test, with podman-base.sh found relative to the repository (or CI_PODMAN_BASE)', () => {
+    const runs = commands.map((line) => line.trim()).filter((line) => /^(CI_CITUS_CLUSTER="\$CITUS" )?npm run test:(faults|image)$/.test(line));
+    expect(runs).toEqual(['CI_CITUS_CLUSTER="$CITUS" npm run test:faults', 'npm run test:image']);
+    expect(commands.filter((line) => line.trim() !== '').at(-1)!.trim()).toBe('npm run test:image');
+    const script = readFileSync(join(ROOT, 'scripts', 'test-image.sh'), 'utf8');
+    expect(script).toContain('../shared/docker/podman-base.sh');
+    expect(script).toContain('CI_PODMAN_BASE');
+  });
+
   it('leaves the fault test\'s own search for the script relative to the repository too', () => {
     const source = readFileSync(join(ROOT, 'scripts', 'faults', 'cluster.ts'), 'utf8');
     expect(source).not.toMatch(/['"]\/(work|home|Users)\//);

@@ -43,6 +43,7 @@ describe('loadConfig', () => {
       WEBHOOK_DISABLE_AFTER_MS: 3 * 86_400_000,
       WEBHOOK_WORKER_CONCURRENCY: 8,
       WEBHOOK_POLL_MS: 500,
+      WORKER_HEALTH_PORT: 3001,
       EVENTS_RETENTION_DAYS: 30,
       TRASH_RETENTION_DAYS: 30,
       IMPORT_QUEUE_LIMIT: 10,
@@ -171,6 +172,16 @@ describe('loadConfig', () => {
 
     expect(err).toBeInstanceOf(ConfigError);
     expect((err as Error).message).toMatch(/^Invalid environment variable KEY_CACHE_TTL_MS: /);
+  });
+
+  it('reads WORKER_HEALTH_PORT as a port (0 turns the worker\'s health endpoint off), naming it when it is not one', () => {
+    expect(loadConfig({ WORKER_HEALTH_PORT: '0' }).WORKER_HEALTH_PORT).toBe(0);
+    expect(loadConfig({ WORKER_HEALTH_PORT: '9464' }).WORKER_HEALTH_PORT).toBe(9464);
+    for (const bad of ['abc', '-1', '65536', '30.5']) {
+      const err = errorOf({ WORKER_HEALTH_PORT: bad });
+      expect(err).toBeInstanceOf(ConfigError);
+      expect((err as Error).message).toMatch(/^Invalid environment variable WORKER_HEALTH_PORT: /);
+    }
   });
 
   it('refuses a port out of range and a body limit without a size', () => {
