@@ -36,7 +36,7 @@ export function startTracing(settings: TracingSettings): void {
         // and the service makes no other outgoing HTTP call worth a span (the exporter's are untraced).
         disableOutgoingRequestInstrumentation: true,
         // The query string may carry a call's input (`?input=`) or a search: never in a span. Nor the User-Agent header.
-        startIncomingSpanHook: () => ({ 'user_agent.original': undefined }),
+        startIncomingSpanHook: () => ({ 'url.query': undefined, 'user_agent.original': undefined }),
         // Named as the request log names the route: `GET /api/v1/leads/:id`, `leads.create`.
         applyCustomAttributesOnSpan: (span, req, res) => {
           const name = serverSpanNameOf(req, res);
