@@ -9,6 +9,9 @@ import { useTracing } from './tracing';
 import type { TracingSettings } from './tracing-settings';
 import { serverSpanNameOf } from './request-log';
 
+/** Attributes instrumentation-http sets that a span of ours never holds (an undefined value is not recorded). */
+const DROPPED_SERVER_ATTRIBUTES = { 'url.query': undefined, 'user_agent.original': undefined, 'client.address': undefined, 'network.peer.address': undefined, 'network.peer.port': undefined };
+
 /** Probes and scrapes arrive every few seconds: no trace (their request log line is at debug too). */
 const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
@@ -35,8 +38,9 @@ export function startTracing(settings: TracingSettings): void {
         // Only the server side: a webhook delivery must not hand our traceparent to a third party,
         // and the service makes no other outgoing HTTP call worth a span (the exporter's are untraced).
         disableOutgoingRequestInstrumentation: true,
-        // The query string may carry a call's input (`?input=`) or a search: never in a span. Nor the User-Agent header.
-        startIncomingSpanHook: () => ({ 'url.query': undefined, 'user_agent.original': undefined }),
+        // The query string may carry a call's input (`?input=`) or a search: never in a span. Nor the
+        // User-Agent header, nor the caller's address (personal data under the GDPR; the request log keeps none either).
+        startIncomingSpanHook: () => DROPPED_SERVER_ATTRIBUTES,
         // Named as the request log names the route: `GET /api/v1/leads/:id`, `leads.create`.
         applyCustomAttributesOnSpan: (span, req, res) => {
           const name = serverSpanNameOf(req, res);
