@@ -140,6 +140,18 @@ describe('tracing on (OTEL_EXPORTER_OTLP_ENDPOINT, http/json)', () => {
     expect(await until(arrived, 10_000)).toBe(true);
   }, 60_000);
 
+  it('exports the spans still buffered when it stops (SIGTERM)', async () => {
+    // A batch delay far longer than the test: only the flush at exit can send the request's spans.
+    server = await startServer({ DATABASE_URL: testDatabaseUrl(), ...TEST_JWT_SECRETS, OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, ...OTEL_JSON, OTEL_BSP_SCHEDULE_DELAY: '600000' });
+    const traceId = hex(16);
+    expect((await fetch(`http://127.0.0.1:${server.port}/api/v1/leads`, { headers: { traceparent: `00-${traceId}-${hex(8)}-01` } })).status).toBe(401);
+    await sleep(300);
+    expect(otlp.spans().some((s) => s.traceId === traceId)).toBe(false);
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+    expect(otlp.spans().filter((s) => s.traceId === traceId).map((s) => s.name)).toEqual(['GET /api/v1/leads']);
+  }, 60_000);
+
   it('refuses gRPC at start, naming the variable', async () => {
     const failed = await run(process.execPath, ['--import', 'tsx', 'src/index.ts'], {
       cwd: ROOT, env: { PATH: process.env.PATH ?? '', DATABASE_URL: testDatabaseUrl(), OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' },
