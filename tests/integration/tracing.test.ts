@@ -9,6 +9,7 @@ import { killIfRunning, startServer, stopServer, type ServerProcess } from '../h
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver';
 import { TEST_JWT_SECRETS } from '../helpers/test-secrets';
 import { sleep, until } from '../helpers/poll';
+import { openStream, subscriptionPath } from '../helpers/sse';
 
 // Tracing as an operator turns it on: the service and the worker as their own processes, with the
 // standard OTEL_* variables pointing at an OTLP receiver in this test, on the run's database.
@@ -72,6 +73,11 @@ describe('tracing on (OTEL_EXPORTER_OTLP_ENDPOINT, http/json)', () => {
     // The start says where spans go.
     expect(await server.waitForLine(/tracing: on/)).toContain(`${otlp.url}/v1/traces`);
 
+    // A live reader of the workspace's events: the write's fan-out to it is a span too.
+    const stream = await openStream(base, subscriptionPath('events.onEvent', {}), auth);
+    expect(stream.status).toBe(200);
+    expect((await stream.next()).event).toBe('connected');
+
     const traceId = hex(16);
     const callerSpan = hex(8);
     const created = await fetch(`${base}/api/v1/rpc/leads.create?ignored=${markers.query}`, {
@@ -114,6 +120,13 @@ describe('tracing on (OTEL_EXPORTER_OTLP_ENDPOINT, http/json)', () => {
     expect(delivery.traceId).not.toBe(traceId);
     expect(delivery.links).toEqual([{ traceId, spanId: procedureSpan.spanId }]);
     expect(delivery.attributes['workspace.webhook.result']).toBe('succeeded');
+
+    // The live fan-out round that handed the events to the reader: a trace of its own, counts only.
+    expect((await stream.values(2, 10_000)).map((v) => v.value.type)).toEqual(['contact.created', 'lead.created']);
+    stream.close();
+    const fanOut = () => otlp.spans().find((s) => s.name === 'live.fan_out' && s.attributes['workspace.org_id'] === ws.org.id && Number(s.attributes['workspace.live.events']) > 0);
+    expect(await until(() => fanOut() !== undefined, 10_000)).toBe(true);
+    expect(fanOut()).toMatchObject({ parentSpanId: undefined, attributes: { 'workspace.live.events': 2, 'workspace.live.followers': 1 } });
 
     // The refused read's server span: named by its procedure, its query string nowhere, its error code on its procedure span.
     const readSpans = otlp.spans().filter((s) => s.name === 'leads.getById');
