@@ -16,7 +16,7 @@ const DROPPED_SERVER_ATTRIBUTES = { 'url.query': undefined, 'user_agent.original
 const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 /**
- * Starts the OpenTelemetry SDK: loaded by tracing-start.ts only when tracing is on, before `http`,
+ * Starts the OpenTelemetry SDK: required by tracing-from-env.ts only when tracing is on, before `http`,
  * `pg` and `pino` are first required (the instrumentations patch them as they load). The SDK
  * reads the rest of the OTEL_* variables itself: the exporter's endpoint, headers, timeout and
  * compression, the sampler (OTEL_TRACES_SAMPLER, every span by default), the batch processor's
