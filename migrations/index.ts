@@ -28,6 +28,7 @@ import * as createTrash from './20261214120000_create_trash';
 import * as personalDataErasure from './20261214120100_personal_data_erasure';
 import * as createRecordHistory from './20261214120200_create_record_history';
 import * as historyCreationsInEvents from './20261214120300_history_creations_in_events';
+import * as eventsTraceParent from './20261215120000_events_trace_parent';
 
 /**
  * Every migration, in order. An explicit list rather than a scanned folder: it works the same
@@ -64,4 +65,5 @@ export const MIGRATIONS = [
   { name: '20261214120100_personal_data_erasure', module: personalDataErasure },
   { name: '20261214120200_create_record_history', module: createRecordHistory },
   { name: '20261214120300_history_creations_in_events', module: historyCreationsInEvents },
+  { name: '20261215120000_events_trace_parent', module: eventsTraceParent },
 ];

@@ -1,3 +1,4 @@
+import './observability/tracing-start';
 import { once } from 'node:events';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';

@@ -33,7 +33,7 @@ export interface EventSource {
   actor: { kind: string; id: string };
   effects?: { recordedEvents: boolean };
   /** The call being served (a procedure's ctx): its history entries name its procedure and request id. */
-  call?: { procedure: string; requestId: string | null };
+  call?: { procedure: string; requestId: string | null; traceParent?: string | null };
 }
 
 /**

@@ -5,6 +5,7 @@ import type { Logger } from '../logger';
 import * as eventsQueries from '../db/events';
 import type { EventPosition, PlacedEvent, WorkspaceEvent } from '../db/events';
 import type { WakeUps } from './wake-ups';
+import { traceFanOut } from '../observability/tracing';
 
 /** A live reader of one workspace's events: each event exactly once, in catch-up order, from where it started. */
 export interface EventReader {
@@ -121,28 +122,35 @@ export function createEventFeeds({ db, nodes, wakeUps, logger, pollMs = 10_000 }
     feed.reading = true;
     clearTimeout(feed.retry);
     feed.retry = undefined;
-    let heldBack = false;
-    try {
-      do {
-        feed.again = false;
-        let page;
+    // One round is one span (tracing on): its counts, never the events themselves.
+    const heldBack = await traceFanOut(feed.orgId, async (span) => {
+      let heldBack = false;
+      let events = 0;
+      try {
         do {
-          page = await readAfter(feed.orgId, feed.position);
-          if (page.entries.length > 0) {
-            feed.position = page.entries.at(-1)!.position;
-            for (const follower of feed.followers) hand(follower, page.entries);
-          }
-        } while (page.more && feed.followers.size > 0);
-        heldBack = page.heldBack;
-      } while (feed.again && feed.followers.size > 0);
-      if (!heldBack) feed.retryMs = HELD_BACK_FIRST_RETRY_MS;
-    } catch (err) {
-      // A node known to be down is said once, by its breaker; each feed's retry is not news.
-      logger[isUnavailable(err) ? 'debug' : 'warn']({ err, orgId: feed.orgId }, 'live updates: could not read the workspace\'s events; trying again');
-      heldBack = true;
-    } finally {
-      feed.reading = false;
-    }
+          feed.again = false;
+          let page;
+          do {
+            page = await readAfter(feed.orgId, feed.position);
+            if (page.entries.length > 0) {
+              events += page.entries.length;
+              feed.position = page.entries.at(-1)!.position;
+              for (const follower of feed.followers) hand(follower, page.entries);
+            }
+          } while (page.more && feed.followers.size > 0);
+          heldBack = page.heldBack;
+        } while (feed.again && feed.followers.size > 0);
+        if (!heldBack) feed.retryMs = HELD_BACK_FIRST_RETRY_MS;
+      } catch (err) {
+        // A node known to be down is said once, by its breaker; each feed's retry is not news.
+        logger[isUnavailable(err) ? 'debug' : 'warn']({ err, orgId: feed.orgId }, 'live updates: could not read the workspace\'s events; trying again');
+        heldBack = true;
+      } finally {
+        feed.reading = false;
+      }
+      span?.setAttributes({ 'workspace.live.events': events, 'workspace.live.followers': feed.followers.size, 'workspace.live.held_back': heldBack });
+      return heldBack;
+    });
     if (heldBack && feed.followers.size > 0) {
       feed.retry = setTimeout(() => void read(feed), feed.retryMs);
       feed.retryMs = Math.min(HELD_BACK_MAX_RETRY_MS, feed.retryMs * 2);

@@ -4,7 +4,7 @@ import type { Logger } from '../logger';
 import type { Metrics } from './metrics';
 import { requestIdFrom } from './request-id';
 import { principalOf } from './request-principal';
-import { pathOf, type RouteLabels } from './route-label';
+import { pathOf, UNMATCHED, type RouteLabels } from './route-label';
 
 /** Probes and scrapes arrive every few seconds: logged at debug so they do not drown the rest. */
 const QUIET_ROUTES = new Set(['GET /healthz', 'GET /readyz', 'GET /metrics']);
@@ -21,8 +21,9 @@ interface Deps {
 /**
  * Gives every request an id (echoed in X-Request-Id, errors included) and, when its answer is
  * finished or abandoned, writes exactly one log line and records its metrics. The line names the
- * path but never the query string, headers, cookies or body. Per request it only stores the id
- * and start time on res.locals and adds one shared 'close' listener (no closure, no child logger); 'close' fires once per answer.
+ * path but never the query string, headers, cookies or body. Per request it only stores the id,
+ * start time and the shared labeller (which names the trace's server span) on res.locals and adds
+ * one shared 'close' listener (no closure, no child logger); 'close' fires once per answer.
  */
 export function requestLog(deps: Deps): RequestHandler {
   function onClose(this: Response): void {
@@ -61,8 +62,22 @@ export function requestLog(deps: Deps): RequestHandler {
     const id = requestIdFrom(req.headers['x-request-id']);
     res.locals.requestId = id;
     res.locals.startedAt = performance.now();
+    res.locals.labelsOf = deps.labelsOf;
     res.setHeader('X-Request-Id', id);
     res.on('close', onClose);
     next();
   };
+}
+
+/**
+ * The name of a request's server span (tracing-sdk.ts), read as its span ends: the route label
+ * of the request log and the metrics (`GET /api/v1/leads/:id`, `leads.create`), unknown procedures
+ * collapsed (the path is the caller's text), undefined for what no route matched.
+ */
+export function serverSpanNameOf(req: object, res: object): string | undefined {
+  const labelsOf = (res as Partial<Response>).locals?.labelsOf as Deps['labelsOf'] | undefined;
+  if (!labelsOf) return undefined;
+  const request = req as Request;
+  const { metricRoute } = labelsOf(request, pathOf(request));
+  return metricRoute === UNMATCHED ? undefined : metricRoute;
 }

@@ -29,8 +29,12 @@ export interface ProcedureContext {
    * (`onCommitted`). A handler never sets it itself.
    */
   effects: { recordedEvents: boolean };
-  /** The call itself: its procedure's name and the request's id (X-Request-Id), which its history entries name. */
-  call: { procedure: string; requestId: string | null };
+  /**
+   * The call itself: its procedure's name and the request's id (X-Request-Id), which its history
+   * entries name; with tracing on, its span's W3C traceparent, which its events keep (a webhook
+   * delivery's span links to it). Null or absent when tracing is off.
+   */
+  call: { procedure: string; requestId: string | null; traceParent?: string | null };
 }
 
 export interface Deprecation {

@@ -15,6 +15,7 @@ import { envelopeFormat, runIdempotently, type AnswerFormat, type IdempotentAnsw
 import { authenticateWithinLimits } from '../ratelimit/authenticate-within-limits';
 import type { CallLimits } from '../ratelimit/rate-limiter';
 import type { WebhookUrlPolicy } from '../webhooks/url-safety';
+import { currentTraceParent, traceProcedure } from '../observability/tracing';
 
 /** An action call as the HTTP edge saw it, free of Express. */
 export interface RpcCall {
@@ -114,13 +115,16 @@ export interface ProcedureCall {
  * checks of its fields that need the database, answered together) -> idempotency key -> handler
  * -> output check. No tier rule here: it belongs to the action endpoints (dispatch).
  */
-export async function runProcedure(deps: DispatchDeps, call: ProcedureCall): Promise<{ output: unknown; answer?: IdempotentAnswer }> {
-  const { procedure, principal } = call;
-  if (!procedure.exposed) throw new AppError('FORBIDDEN', `${procedure.name} is not exposed to the API`);
-  for (const scope of scopesOf(procedure)) assertScope(principal, scope);
-  // From here on the call reads its workspace: a node that does not answer fails it fast (503),
-  // and its calls never hold more than their share of the pool.
-  return deps.nodes.run(principal.orgId, () => runOnNode(deps, call));
+export function runProcedure(deps: DispatchDeps, call: ProcedureCall): Promise<{ output: unknown; answer?: IdempotentAnswer }> {
+  // The call's span (tracing on): its statements are its children, its failure its error code.
+  return traceProcedure(call.procedure, call.principal, async () => {
+    const { procedure, principal } = call;
+    if (!procedure.exposed) throw new AppError('FORBIDDEN', `${procedure.name} is not exposed to the API`);
+    for (const scope of scopesOf(procedure)) assertScope(principal, scope);
+    // From here on the call reads its workspace: a node that does not answer fails it fast (503),
+    // and its calls never hold more than their share of the pool.
+    return deps.nodes.run(principal.orgId, () => runOnNode(deps, call));
+  });
 }
 
 async function runOnNode(deps: DispatchDeps, call: ProcedureCall): Promise<{ output: unknown; answer?: IdempotentAnswer }> {
@@ -143,7 +147,7 @@ async function runOnNode(deps: DispatchDeps, call: ProcedureCall): Promise<{ out
     const ctx: ProcedureContext = {
       db, hotReads: deps.hotReads, orgId: principal.orgId, org: principal.org, actor: { kind: principal.kind, id: principal.id },
       scopes: principal.scopes, webhookUrlPolicy: deps.webhookUrlPolicy, effects, trashRetentionDays: deps.trashRetentionDays,
-      call: { procedure: procedure.name, requestId: call.requestId ?? null },
+      call: { procedure: procedure.name, requestId: call.requestId ?? null, traceParent: currentTraceParent() },
     };
     const output = await procedure.handler({ ctx, input });
     if (deps.onOutputMismatch) assertOutput(procedure, output, deps.onOutputMismatch);

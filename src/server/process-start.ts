@@ -3,6 +3,7 @@ import { connectDatabase, type Database } from '../db/connect';
 import type { Logger } from '../logger';
 import { resolveJwtSecrets, type JwtSecrets, type JwtSecretsSource } from '../auth/secrets';
 import { webhookUrlPolicyFor } from '../webhooks/url-safety';
+import { flushTracing, tracingSettings } from '../observability/tracing';
 
 /** The environment as configuration; bad variables end the process with one message naming each. */
 export function loadConfigOrExit(options: LoadConfigOptions = {}): Config {
@@ -42,6 +43,9 @@ export function logStartMode(logger: Logger, config: Pick<Config, 'NODE_ENV'>, s
   const fields = { nodeEnv: config.NODE_ENV ?? null, relaxations, ...(secrets ? { secrets } : {}) };
   if (relaxations.length === 0) logger.info(fields, `mode: NODE_ENV ${mode}, no safe default relaxed`);
   else logger.warn(fields, `mode: NODE_ENV ${mode}, relaxed: ${relaxations.join('; ')}`);
+  // Where spans go, never how (OTEL_EXPORTER_OTLP_HEADERS may hold a vendor's key). Off: not a word.
+  const tracing = tracingSettings();
+  if (tracing) logger.info({ tracing: { endpoint: tracing.shownEndpoint, protocol: tracing.protocol } }, `tracing: on, spans exported to ${tracing.shownEndpoint} (${tracing.protocol})`);
 }
 
 /** The database as DATABASE_URL and the DB_* variables say, its pool's warnings logged. */
@@ -63,8 +67,11 @@ export function connectConfiguredDatabase(
   });
 }
 
-/** The last log lines (stopped, or why not) must reach stdout before the process ends. */
+/**
+ * The last spans (tracing on) go to the collector and the last log lines (stopped, or why not)
+ * reach stdout before the process ends; both bounded by the timer.
+ */
 export function exitAfterFlush(logger: Logger, code: number): void {
-  setTimeout(() => process.exit(code), 1000).unref();
-  logger.flush(() => process.exit(code));
+  setTimeout(() => process.exit(code), 2000).unref();
+  void flushTracing().finally(() => logger.flush(() => process.exit(code)));
 }

@@ -12,6 +12,7 @@ import { deliveryAccessProblem } from './delivery-access';
 import { deliveryRequest } from './delivery-request';
 import { postEvent, type PostOutcome } from './post-event';
 import { webhookUrlProblem, type WebhookUrlPolicy } from './url-safety';
+import { traceDelivery } from '../observability/tracing';
 
 export interface DeliverySettings {
   timeoutMs: number;
@@ -36,25 +37,31 @@ const WORKER_ACTOR = { kind: 'system', id: 'webhook-worker' } as const;
  * One attempt of a claimed delivery: refuse it if access was withdrawn (or its URL is not allowed
  * under this deployment's policy), else POST it, then record the attempt and settle the delivery
  * atomically. Never throws: a database failure is logged and the lease, once expired, lets a
- * worker try again.
+ * worker try again. With tracing on, the attempt is a span of its own, linked to the call that
+ * recorded the event; its request carries no trace header (the receiver is a third party).
  */
-export async function deliverClaimed(claim: ClaimedDelivery, deps: DeliveryDeps): Promise<void> {
-  const log = { deliveryId: claim.id, eventId: claim.event.id, endpointId: claim.endpointId, attempt: claim.attempt };
-  try {
-    const urlProblem = webhookUrlProblem(claim.url, deps.policy);
-    const problem = deliveryAccessProblem(claim) ?? (urlProblem ? `the endpoint URL ${urlProblem}` : undefined);
-    if (problem) {
-      await refuse(deps.db, claim, problem);
-      deps.logger.info({ ...log, reason: problem }, 'webhook delivery refused: not sent');
-      return;
+export function deliverClaimed(claim: ClaimedDelivery, deps: DeliveryDeps): Promise<void> {
+  return traceDelivery(claim, async (span) => {
+    const log = { deliveryId: claim.id, eventId: claim.event.id, endpointId: claim.endpointId, attempt: claim.attempt };
+    try {
+      const urlProblem = webhookUrlProblem(claim.url, deps.policy);
+      const problem = deliveryAccessProblem(claim) ?? (urlProblem ? `the endpoint URL ${urlProblem}` : undefined);
+      if (problem) {
+        await refuse(deps.db, claim, problem);
+        span?.setAttribute('workspace.webhook.result', 'refused');
+        deps.logger.info({ ...log, reason: problem }, 'webhook delivery refused: not sent');
+        return;
+      }
+      const { body, headers } = deliveryRequest(claim);
+      const outcome = await postEvent({ url: claim.url, body, headers, timeoutMs: deps.timeoutMs, lookup: deps.lookup, agents: deps.agents });
+      const result = await settle(claim, outcome, deps);
+      span?.setAttributes({ 'workspace.webhook.result': result, ...(outcome.statusCode !== null && { 'http.response.status_code': outcome.statusCode }) });
+      deps.logger.debug({ ...log, statusCode: outcome.statusCode, error: outcome.error, durationMs: outcome.durationMs, result }, 'webhook delivery attempted');
+    } catch (err) {
+      span?.setAttribute('workspace.webhook.result', 'not recorded');
+      deps.logger.warn({ ...log, err }, 'could not record a webhook delivery attempt; it is retried once its lease expires');
     }
-    const { body, headers } = deliveryRequest(claim);
-    const outcome = await postEvent({ url: claim.url, body, headers, timeoutMs: deps.timeoutMs, lookup: deps.lookup, agents: deps.agents });
-    const result = await settle(claim, outcome, deps);
-    deps.logger.debug({ ...log, statusCode: outcome.statusCode, error: outcome.error, durationMs: outcome.durationMs, result }, 'webhook delivery attempted');
-  } catch (err) {
-    deps.logger.warn({ ...log, err }, 'could not record a webhook delivery attempt; it is retried once its lease expires');
-  }
+  });
 }
 
 /** No request: the attempt says why, and the delivery fails for good. */

@@ -1,3 +1,4 @@
+import '../observability/tracing-start-worker';
 import { webhookLeaseMs, type Config } from '../config';
 import { connectConfiguredDatabase, exitAfterFlush, loadConfigOrExit, logStartMode } from '../server/process-start';
 import { startEventsRetention } from '../events/retention';

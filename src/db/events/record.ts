@@ -22,7 +22,8 @@ import { ENTRY_COLUMNS, type HistoryResource } from '../history';
 // (`NewEvent.history`: changes, deletes, restores), so the history costs a write no statement and
 // no round trip. A creation's entry is its `<noun>.created` event itself while the event is kept
 // (src/db/history reads it there, and the events' purge moves it into record_history): a create
-// writes no history row. So every event keeps its call's procedure and request id.
+// writes no history row. So every event keeps its call's procedure and request id, and (tracing
+// on) the traceparent of its call's span, which its deliveries' spans link to.
 
 /** An event about to be recorded, with the read scope its type needs (its deliveries check it). */
 export interface NewEvent {
@@ -35,7 +36,7 @@ export interface NewEvent {
   /** Plain JSON: Dates already ISO 8601 text. */
   data: Record<string, unknown>;
   /** The call that records it (a procedure's: its history entries name its procedure and request id), or null. */
-  call: { procedure: string; requestId: string | null } | null;
+  call: { procedure: string; requestId: string | null; traceParent?: string | null } | null;
   /**
    * The history entries of the write this event announces, written with it (record_history): a
    * change's, delete's or restore's. A creation's is its `<noun>.created` event (src/db/history).
@@ -56,7 +57,7 @@ export interface NewHistoryEntry {
 }
 
 /** The events' columns, in the order the inserts give them. */
-const INSERTED_EVENT_COLUMNS = 'org_id, id, type, actor_kind, actor_id, object_id, data, procedure, request_id';
+const INSERTED_EVENT_COLUMNS = 'org_id, id, type, actor_kind, actor_id, object_id, data, procedure, request_id, trace_parent';
 
 /** record_history's columns, in the order the history inserts give them. */
 const HISTORY_COLUMNS = `org_id, ${ENTRY_COLUMNS}`;
@@ -205,7 +206,7 @@ function historyCte(shape: Shape): string {
 /** The bulk form's insert: the events and the history entries they carry (`:history`). */
 const BULK_EVENTS = `with recorded as (
     insert into ${TABLES.events} (${INSERTED_EVENT_COLUMNS})
-    select :org, e.id, e.type, e.actor_kind, e.actor_id, e.object_id, e.data, :callProcedure, :callRequest
+    select :org, e.id, e.type, e.actor_kind, e.actor_id, e.object_id, e.data, :callProcedure, :callRequest, :callTrace
     from jsonb_to_recordset(:events::jsonb) as e(n int, id text, type text, actor_kind text, actor_id text, object_id text, data jsonb)
     order by e.n
   ), recorded_history as (
@@ -237,8 +238,8 @@ function textsFor(n: number): (typeof TEXTS)[number] {
 
 /**
  * The events' and their history entries' values as named bindings: `:event<i>Id`,
- * `:history<i>Changes` and so on, with the workspace as `:org` and the call's `:callProcedure`
- * and `:callRequest`.
+ * `:history<i>Changes` and so on, with the workspace as `:org` and the call's `:callProcedure`,
+ * `:callRequest` and `:callTrace`.
  */
 function bindingsOf(events: readonly NewEvent[]): Record<string, Knex.Value> {
   const bindings: Record<string, Knex.Value> = { org: onlyWorkspaceOf(events), ...callBindingsOf(events) };
@@ -266,10 +267,10 @@ function bindingsOf(events: readonly NewEvent[]): Record<string, Knex.Value> {
   return bindings;
 }
 
-/** The call the events record (their procedure and request id, and their history entries'): all one call's. */
-function callBindingsOf(events: readonly NewEvent[]): { callProcedure: string | null; callRequest: string | null } {
+/** The call the events record (their procedure, request id and traceparent, and their history entries'): all one call's. */
+function callBindingsOf(events: readonly NewEvent[]): { callProcedure: string | null; callRequest: string | null; callTrace: string | null } {
   const call = events[0]!.call;
-  return { callProcedure: call?.procedure ?? null, callRequest: call?.requestId ?? null };
+  return { callProcedure: call?.procedure ?? null, callRequest: call?.requestId ?? null, callTrace: call?.traceParent ?? null };
 }
 
 const indexes = (n: number) => Array.from({ length: n }, (_, i) => i);
@@ -277,7 +278,7 @@ const indexes = (n: number) => Array.from({ length: n }, (_, i) => i);
 /** The insert of `n` events; with `onlyWith`, only when that CTE of the statement answers a row. */
 function eventsInsert(n: number, onlyWith?: string): string {
   const rows = indexes(n).map((i) => `(:org, :event${i}Id, :event${i}Type, :event${i}ActorKind, :event${i}ActorId, :event${i}Object, :event${i}Data::jsonb,
-      :callProcedure, :callRequest)`);
+      :callProcedure, :callRequest, :callTrace)`);
   const into = `insert into ${TABLES.events} (${INSERTED_EVENT_COLUMNS})`;
   if (onlyWith) return `${into} select * from (values ${rows.join(', ')}) as e where exists (select 1 from ${onlyWith})`;
   return `${into} values ${rows.join(', ')}`;

@@ -13,7 +13,8 @@ export interface ClaimedDelivery {
   attempt: number;
   /** Settling the delivery requires it: a lease that expired and was claimed again has another. */
   claimToken: string;
-  event: { id: string; type: string; createdAt: Date; actorKind: string; actorId: string; data: Record<string, unknown> };
+  /** `traceParent`: the span of the call that recorded the event (tracing was on then), which the delivery's span links to. */
+  event: { id: string; type: string; createdAt: Date; actorKind: string; actorId: string; data: Record<string, unknown>; traceParent?: string | null };
   url: string;
   /** The current secret, then the rotated-out one while it is still valid. */
   secrets: string[];
@@ -99,7 +100,7 @@ async function claimDueIn(db: Db, orgId: string, limit: number, leaseMs: number)
        and e.org_id = ? and e.id = d.event_id
        and w.org_id = ? and w.id = d.endpoint_id
      returning d.org_id, d.id, d.endpoint_id, d.attempts, d.claim_token,
-       e.id as event_id, e.type, e.created_at, e.actor_kind, e.actor_id, e.data,
+       e.id as event_id, e.type, e.created_at, e.actor_kind, e.actor_id, e.data, e.trace_parent,
        w.url, w.secret, case when due.previous_secret_valid then w.previous_secret end as previous_secret,
        w.read_scopes, w.owner_kind, w.owner_id,
        k.id as key_id, k.revoked_at is not null as key_revoked, due.key_expired, k.scopes as key_scopes`,
@@ -111,7 +112,7 @@ async function claimDueIn(db: Db, orgId: string, limit: number, leaseMs: number)
 
 interface ClaimRow {
   org_id: string; id: string; endpoint_id: string; attempts: number; claim_token: string;
-  event_id: string; type: string; created_at: Date; actor_kind: string; actor_id: string; data: Record<string, unknown>;
+  event_id: string; type: string; created_at: Date; actor_kind: string; actor_id: string; data: Record<string, unknown>; trace_parent: string | null;
   url: string; secret: string; previous_secret: string | null; read_scopes: string[]; owner_kind: string; owner_id: string;
   key_id: string | null; key_revoked: boolean; key_expired: boolean; key_scopes: string[] | null;
 }
@@ -123,7 +124,7 @@ function toClaim(row: ClaimRow): ClaimedDelivery {
     endpointId: row.endpoint_id,
     attempt: row.attempts,
     claimToken: row.claim_token,
-    event: { id: row.event_id, type: row.type, createdAt: row.created_at, actorKind: row.actor_kind, actorId: row.actor_id, data: row.data },
+    event: { id: row.event_id, type: row.type, createdAt: row.created_at, actorKind: row.actor_kind, actorId: row.actor_id, data: row.data, traceParent: row.trace_parent },
     url: row.url,
     secrets: row.previous_secret ? [row.secret, row.previous_secret] : [row.secret],
     readScopes: row.read_scopes,
