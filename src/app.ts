@@ -19,6 +19,7 @@ import { createMintLimiter } from './http/playground-mint-limit';
 import { developerRouter } from './http/developer-api-route';
 import { createMetrics } from './observability/metrics';
 import { requestLog } from './observability/request-log';
+import { traceRequests } from './observability/tracing';
 import { edgeHeaders } from './http/edge-headers';
 import { createRouteLabeller } from './observability/route-label';
 import { healthRouter } from './http/health-route';
@@ -77,6 +78,8 @@ export function createApp(deps: AppDeps): Express {
   app.set('trust proxy', config.TRUST_PROXY ?? false);
   app.set('etag', false);
   const metrics = createMetrics(hotReads.pools(), nodes);
+  const serverSpans = traceRequests();
+  if (serverSpans) app.use(serverSpans);
   app.use(requestLog({ logger, metrics, labelsOf: createRouteLabeller(app, (name) => registry.has(name) || subscriptions.has(name)) }));
   // Before every router, so every answer (errors and preflights too) carries helmet's headers and CORS.
   app.use(edgeHeaders());

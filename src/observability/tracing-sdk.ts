@@ -2,18 +2,10 @@ import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
-import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { PinoInstrumentation } from '@opentelemetry/instrumentation-pino';
 import { useTracing } from './tracing';
 import type { TracingSettings } from './tracing-settings';
-import { serverSpanNameOf } from './request-log';
-
-/** Attributes instrumentation-http sets that a span of ours never holds (an undefined value is not recorded). */
-const DROPPED_SERVER_ATTRIBUTES = { 'url.query': undefined, 'user_agent.original': undefined, 'client.address': undefined, 'network.peer.address': undefined, 'network.peer.port': undefined };
-
-/** Probes and scrapes arrive every few seconds: no trace (their request log line is at debug too). */
-const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 /**
  * Starts the OpenTelemetry SDK: required by tracing-from-env.ts only when tracing is on, before `http`,
@@ -33,20 +25,6 @@ export function startTracing(settings: TracingSettings): void {
   registerInstrumentations({
     tracerProvider: provider,
     instrumentations: [
-      new HttpInstrumentation({
-        ignoreIncomingRequestHook: (req) => UNTRACED_PATHS.has(pathOf(req.url)),
-        // Only the server side: a webhook delivery must not hand our traceparent to a third party,
-        // and the service makes no other outgoing HTTP call worth a span (the exporter's are untraced).
-        disableOutgoingRequestInstrumentation: true,
-        // The query string may carry a call's input (`?input=`) or a search: never in a span. Nor the
-        // User-Agent header, nor the caller's address (personal data under the GDPR; the request log keeps none either).
-        startIncomingSpanHook: () => DROPPED_SERVER_ATTRIBUTES,
-        // Named as the request log names the route: `GET /api/v1/leads/:id`, `leads.create`.
-        applyCustomAttributesOnSpan: (span, req, res) => {
-          const name = serverSpanNameOf(req, res);
-          if (name) span.updateName(name);
-        },
-      }),
       // Each statement's text (bound values are never in it: enhancedDatabaseReporting stays off),
       // only inside a traced request or job; no connection spans (the pool keeps its connections).
       new PgInstrumentation({ enhancedDatabaseReporting: false, requireParentSpan: true, ignoreConnectSpans: true }),
@@ -66,10 +44,4 @@ function exporterFor(settings: TracingSettings): SpanExporter {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-proto') as typeof import('@opentelemetry/exporter-trace-otlp-proto');
   return new OTLPTraceExporter();
-}
-
-function pathOf(url: string | undefined): string {
-  if (!url) return '';
-  const q = url.indexOf('?');
-  return q === -1 ? url : url.slice(0, q);
 }

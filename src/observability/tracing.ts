@@ -1,4 +1,7 @@
-import { SpanKind, SpanStatusCode, TraceFlags, trace, type Attributes, type Link, type Span, type Tracer } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, context, propagation, trace, type Attributes, type Link, type Span, type Tracer } from '@opentelemetry/api';
+import type { Request, RequestHandler, Response } from 'express';
+import { serverSpanNameOf } from './request-log';
+import { pathOf } from './route-label';
 import { AppError } from '../errors/app-error';
 import type { TracingSettings } from './tracing-settings';
 
@@ -28,6 +31,42 @@ export async function flushTracing(): Promise<void> {
   active = undefined;
   tracer = undefined;
   await stopping?.shutdown().catch(() => undefined);
+}
+
+/** Probes and scrapes arrive every few seconds: no trace (their request log line is at debug too). */
+const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+
+/**
+ * The server span of each request, or undefined when tracing is off (app.ts mounts it first). By
+ * hand rather than with instrumentation-http, which bound every request's emitters to the context
+ * and computed two generations of attributes: this costs a request about a third as much (docs/performance.md, "Tracing").
+ * Continues the caller's W3C traceparent (the registered propagator). Method, path (never the
+ * query string, which may carry `?input=`), status; no header, body or client address.
+ */
+export function traceRequests(): RequestHandler | undefined {
+  const serverTracer = tracer;
+  if (!serverTracer) return undefined;
+  function onClose(this: Response): void {
+    const span = this.locals.serverSpan as Span;
+    const status = this.headersSent ? this.statusCode : 499;
+    const name = serverSpanNameOf(this.req, this);
+    if (name) span.updateName(name);
+    span.setAttribute('http.response.status_code', status);
+    if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+    span.end();
+  }
+  return (req: Request, res: Response, next) => {
+    const path = pathOf(req);
+    if (UNTRACED_PATHS.has(path)) return next();
+    const parent = propagation.extract(ROOT_CONTEXT, req.headers);
+    const span = serverTracer.startSpan(req.method, {
+      kind: SpanKind.SERVER,
+      attributes: { 'http.request.method': req.method, 'url.path': path, 'url.scheme': 'http', 'network.protocol.version': req.httpVersion },
+    }, parent);
+    res.locals.serverSpan = span;
+    res.on('close', onClose);
+    context.with(trace.setSpan(parent, span), next);
+  };
 }
 
 /**
