@@ -70,7 +70,7 @@ export function requestLog(deps: Deps): RequestHandler {
 }
 
 /**
- * The name of a request's server span (tracing-sdk.ts), read as its span ends: the route label
+ * The name of a request's server span (tracing.ts), read as its span ends: the route label
  * of the request log and the metrics (`GET /api/v1/leads/:id`, `leads.create`), unknown procedures
  * collapsed (the path is the caller's text), undefined for what no route matched.
  */

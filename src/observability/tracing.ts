@@ -5,8 +5,8 @@ import { pathOf } from './route-label';
 import { AppError } from '../errors/app-error';
 import type { TracingSettings } from './tracing-settings';
 
-// The hand-written spans (a procedure, a webhook delivery, a live-update fan-out) and the trace
-// context an event keeps. Everything here is a no-op behind one `tracer === undefined` test when
+// The hand-written spans (a request's server span, a procedure, a webhook delivery, a live-update
+// fan-out) and the trace context an event keeps. Everything here is a no-op behind one `tracer === undefined` test when
 // tracing is off: tracing-start.ts loads the SDK only when the OTEL_* variables ask for it. Span
 // attributes are ids, names of procedures and counts only: never an input, key, secret, header,
 // URL or personal field.
@@ -38,9 +38,9 @@ const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 /**
  * The server span of each request, or undefined when tracing is off (app.ts mounts it first). By
- * hand rather than with instrumentation-http, which bound every request's emitters to the context
- * and computed two generations of attributes: this costs a request about a third as much (docs/performance.md, "Tracing").
- * Continues the caller's W3C traceparent (the registered propagator). Method, path (never the
+ * hand rather than with instrumentation-http, which binds every request's emitters to the context
+ * and computes two generations of attributes: tracing then costs a request about a third less CPU
+ * (docs/decisions.md, "Traces"). Continues the caller's W3C traceparent (the registered propagator). Method, path (never the
  * query string, which may carry `?input=`), status; no header, body or client address.
  */
 export function traceRequests(): RequestHandler | undefined {
