@@ -18,7 +18,7 @@ type RateLimitConfig = Pick<Config, 'RATE_LIMIT_PER_MINUTE' | 'RATE_LIMIT_FAILED
 export async function createRateLimiterFromConfig(
   config: RateLimitConfig,
   logger: Logger,
-  options: { redisKeyPrefix?: string; readyTimeoutMs?: number } = {},
+  options: { redisKeyPrefix?: string; readyTimeoutMs?: number; commandTimeoutMs?: number } = {},
 ): Promise<RateLimiter | undefined> {
   if (config.RATE_LIMIT_PER_MINUTE === 0) {
     logger.info('rate limits: off (RATE_LIMIT_PER_MINUTE=0)');
@@ -29,7 +29,7 @@ export async function createRateLimiterFromConfig(
     logger.warn('rate limits: counters are kept in this process (REDIS_URL is not set), right for a single instance only: each instance would admit the full budget');
     return createRateLimiter({ store: createMemoryWindowStore(), logger, ...limits });
   }
-  const store = createRedisWindowStore({ url: config.REDIS_URL, keyPrefix: options.redisKeyPrefix ?? DEFAULT_REDIS_KEY_PREFIX });
+  const store = createRedisWindowStore({ url: config.REDIS_URL, keyPrefix: options.redisKeyPrefix ?? DEFAULT_REDIS_KEY_PREFIX, commandTimeoutMs: options.commandTimeoutMs });
   const failOpen = createFailOpen(logger);
   if (await store.waitUntilReady(options.readyTimeoutMs ?? 1000)) logger.info('rate limits: counters in Redis, shared by every instance');
   else failOpen.fail(new Error('Redis did not answer at start'));
