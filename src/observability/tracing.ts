@@ -40,8 +40,9 @@ const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
  * The server span of each request, or undefined when tracing is off (app.ts mounts it first). By
  * hand rather than with instrumentation-http, which binds every request's emitters to the context
  * and computes two generations of attributes: tracing then costs a request about a third less CPU
- * (docs/decisions.md, "Traces"). Continues the caller's W3C traceparent (the registered propagator). Method, path (never the
- * query string, which may carry `?input=`), status; no header, body or client address.
+ * (docs/decisions.md, "Traces"). Continues the caller's W3C traceparent (the registered
+ * propagator). Method, route pattern, status; never the path (it may hold an external id) or its
+ * query string (it may carry `?input=`), no header, body or client address.
  */
 export function traceRequests(): RequestHandler | undefined {
   const serverTracer = tracer;
@@ -50,7 +51,7 @@ export function traceRequests(): RequestHandler | undefined {
     const span = this.locals.serverSpan as Span;
     const status = this.headersSent ? this.statusCode : 499;
     const name = serverSpanNameOf(this.req, this);
-    if (name) span.updateName(name);
+    if (name) span.updateName(name).setAttribute('http.route', name);
     span.setAttribute('http.response.status_code', status);
     if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
     span.end();
@@ -61,7 +62,7 @@ export function traceRequests(): RequestHandler | undefined {
     const parent = propagation.extract(ROOT_CONTEXT, req.headers);
     const span = serverTracer.startSpan(req.method, {
       kind: SpanKind.SERVER,
-      attributes: { 'http.request.method': req.method, 'url.path': path, 'url.scheme': 'http', 'network.protocol.version': req.httpVersion },
+      attributes: { 'http.request.method': req.method, 'url.scheme': 'http', 'network.protocol.version': req.httpVersion },
     }, parent);
     res.locals.serverSpan = span;
     res.on('close', onClose);
