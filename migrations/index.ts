@@ -29,6 +29,9 @@ import * as personalDataErasure from './20261214120100_personal_data_erasure';
 import * as createRecordHistory from './20261214120200_create_record_history';
 import * as historyCreationsInEvents from './20261214120300_history_creations_in_events';
 import * as eventsTraceParent from './20261215120000_events_trace_parent';
+import * as apiKeyPreviousSecret from './20261216120000_api_key_previous_secret';
+import * as createApiKeyRequests from './20261216120100_create_api_key_requests';
+import * as webhookRedeliveryAndStats from './20261216120200_webhook_redelivery_and_stats';
 
 /**
  * Every migration, in order. An explicit list rather than a scanned folder: it works the same
@@ -66,4 +69,7 @@ export const MIGRATIONS = [
   { name: '20261214120200_create_record_history', module: createRecordHistory },
   { name: '20261214120300_history_creations_in_events', module: historyCreationsInEvents },
   { name: '20261215120000_events_trace_parent', module: eventsTraceParent },
+  { name: '20261216120000_api_key_previous_secret', module: apiKeyPreviousSecret },
+  { name: '20261216120100_create_api_key_requests', module: createApiKeyRequests },
+  { name: '20261216120200_webhook_redelivery_and_stats', module: webhookRedeliveryAndStats },
 ];

@@ -34,6 +34,7 @@ import { streamTokenRouter } from './http/stream-token-route';
 import { createStreamTokenAuthenticator } from './auth/stream-access';
 import { createLocalLive, DEFAULT_STREAM_SETTINGS, type LiveDeps } from './live/live-updates';
 import { createDatabaseNodes, DEFAULT_NODE_SETTINGS, type DatabaseNodes } from './db/nodes';
+import type { KeyRequestRecorder } from './api-key-requests/recorder';
 
 export interface AppDeps {
   db: Db;
@@ -42,7 +43,7 @@ export interface AppDeps {
   /** The JWT secrets are resolved before (resolveJwtSecrets): the app never falls back to one of its own. */
   config: Pick<Config, 'BODY_LIMIT' | 'KEY_CACHE_TTL_MS'> & JwtSecrets
     & Partial<Pick<Config, 'METRICS_TOKEN'>>
-    & Partial<Pick<Config, 'TRUST_PROXY' | 'NODE_ENV' | 'CHECK_OUTPUTS' | 'IMPORT_QUEUE_LIMIT' | 'TRASH_RETENTION_DAYS'>>
+    & Partial<Pick<Config, 'TRUST_PROXY' | 'NODE_ENV' | 'CHECK_OUTPUTS' | 'IMPORT_QUEUE_LIMIT' | 'TRASH_RETENTION_DAYS' | 'WEBHOOK_TIMEOUT_MS'>>
     & { /** How long a verified key is trusted while `cacheInvalidation` is live (60 s by default). */ KEY_CACHE_LIVE_TTL_MS?: number };
   logger: Logger;
   /** The procedures to serve; the full registry unless a test gives its own. */
@@ -63,6 +64,8 @@ export interface AppDeps {
   onImportQueued?(): void;
   /** The largest import file taken (tests set less); MAX_IMPORT_BYTES when absent. */
   importMaxBytes?: number;
+  /** Each API key's request log (index.ts: on unless REQUEST_LOG=off); nothing recorded when absent. */
+  keyRequests?: KeyRequestRecorder;
 }
 
 /** Builds the HTTP application; never listens (index.ts does), so tests drive it directly. */
@@ -80,7 +83,7 @@ export function createApp(deps: AppDeps): Express {
   const metrics = createMetrics(hotReads.pools(), nodes);
   const serverSpans = traceRequests();
   if (serverSpans) app.use(serverSpans);
-  app.use(requestLog({ logger, metrics, labelsOf: createRouteLabeller(app, (name) => registry.has(name) || subscriptions.has(name)) }));
+  app.use(requestLog({ logger, metrics, labelsOf: createRouteLabeller(app, (name) => registry.has(name) || subscriptions.has(name)), keyRequests: deps.keyRequests }));
   // Before every router, so every answer (errors and preflights too) carries helmet's headers and CORS.
   app.use(edgeHeaders());
 
@@ -113,7 +116,7 @@ export function createApp(deps: AppDeps): Express {
     streamTokens: createStreamTokenAuthenticator({ keys: authenticator, tokenKey: jwtKeys.token, readAccess }),
   }));
   app.use(rpcRouter({
-    registry, db, hotReads, nodes, authenticate, rateLimiter, webhookUrlPolicy, onOutputMismatch: outputMismatch, onCommitted, trashRetentionDays: config.TRASH_RETENTION_DAYS,
+    registry, db, hotReads, nodes, authenticate, rateLimiter, webhookUrlPolicy, onOutputMismatch: outputMismatch, onCommitted, trashRetentionDays: config.TRASH_RETENTION_DAYS, webhookTimeoutMs: config.WEBHOOK_TIMEOUT_MS,
   }, config.BODY_LIMIT));
   // The REST leads routes (the list, create, getById, update, delete) run through runProcedure with the action endpoints' deps.
   app.use(leadRoutes({ registry, db, hotReads, nodes, authenticate, rateLimiter, webhookUrlPolicy, onOutputMismatch: outputMismatch, onCommitted }, config.BODY_LIMIT));

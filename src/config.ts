@@ -108,6 +108,10 @@ const schema = z.object({
   EVENTS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   /** Deleted leads, contacts, clients, tasks and draft invoices can be restored for this many days; then they are purged for good, hourly. */
   TRASH_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  /** Each API key's request log (apiKeys.getRequests) is kept this many days, purged hourly; 0 records none (docs/decisions.md). */
+  REQUEST_LOG_RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(7),
+  /** `off` records no request in the per-key request log (benchmarks compare on and off); the purge still runs. */
+  REQUEST_LOG: z.enum(['on', 'off'], { error: 'must be on or off' }).default('on'),
   /** Imports a workspace may have waiting; one more upload is a 429 (docs/importing-and-exporting.md). */
   IMPORT_QUEUE_LIMIT: z.coerce.number().int().min(1).max(1000).default(10),
   /** Imports of one workspace that run at once (across every worker); the others wait queued. */

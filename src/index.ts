@@ -24,6 +24,8 @@ import { createLiveUpdates } from './live/live-updates';
 import { createNotificationListener } from './live/notification-listener';
 import { createCacheInvalidation } from './auth/key-invalidation';
 import { createDatabaseNodes } from './db/nodes';
+import { createKeyRequestRecorder } from './api-key-requests/recorder';
+import { startKeyRequestsRetention } from './api-key-requests/retention';
 
 /** Starts the service: DATABASE_URL when set, else the embedded database (demo data on first start). */
 async function main(): Promise<void> {
@@ -52,7 +54,9 @@ async function main(): Promise<void> {
   const rateLimiter = await createRateLimiterFromConfig(config, logger);
   // Import jobs run where webhook deliveries do: here on the embedded database, else in `npm run worker`.
   const importRunner = runsWebhookWorkerInProcess(config) ? createImportRunnerFromConfig(config, database.db, logger, (orgId) => live.wakeUps.announce(orgId)) : undefined;
-  const server = createHttpServer(createApp({ db: database.db, hotReads: database.hotReads, config: { ...config, ...jwtSecrets.secrets }, logger, cacheInvalidation, rateLimiter, live, nodes, onImportQueued: () => importRunner?.wake() })).listen(config.PORT, config.HOST);
+  // Each key's request log: written in the background; REQUEST_LOG_RETENTION_DAYS=0 keeps none.
+  const keyRequests = config.REQUEST_LOG === 'on' && config.REQUEST_LOG_RETENTION_DAYS > 0 ? createKeyRequestRecorder({ db: database.db, logger }) : undefined;
+  const server = createHttpServer(createApp({ db: database.db, hotReads: database.hotReads, config: { ...config, ...jwtSecrets.secrets }, logger, cacheInvalidation, rateLimiter, live, nodes, onImportQueued: () => importRunner?.wake(), keyRequests })).listen(config.PORT, config.HOST);
   await once(server, 'listening');
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
@@ -61,6 +65,7 @@ async function main(): Promise<void> {
 
   const idempotencyCleanup = startIdempotencyCleanup({ db: database.db, logger });
   const eventsRetention = startEventsRetention({ db: database.db, logger, retentionDays: config.EVENTS_RETENTION_DAYS });
+  const keyRequestsRetention = startKeyRequestsRetention({ db: database.db, logger, retentionDays: config.REQUEST_LOG_RETENTION_DAYS });
   const trashPurge = startTrashPurge({ db: database.db, logger, retentionDays: config.TRASH_RETENTION_DAYS });
   const counterFolding = leads.startCounterFolding({ db: database.db, logger, startJob: startPeriodicJob });
   // The embedded database lives and dies with this process, so its deliveries run here too.
@@ -77,6 +82,9 @@ async function main(): Promise<void> {
     await importsRetention?.stop();
     await eventsRetention.stop();
     await trashPurge.stop();
+    await keyRequestsRetention.stop();
+    // The requests drained before this: what they recorded is written, within a bound.
+    await keyRequests?.stop();
     await counterFolding.stop();
     await idempotencyCleanup.stop();
     await listener.stop();

@@ -40,3 +40,32 @@ export async function issueApiKey(
   });
   return { ...listing, key: secret.secret };
 }
+
+/** How long a rolled key's previous secret may keep working: seven days, long enough to redeploy everywhere. */
+export const MAX_PREVIOUS_SECRET_SECONDS = 604_800;
+export const DEFAULT_PREVIOUS_SECRET_SECONDS = 86_400;
+
+export interface RolledApiKey extends IssuedApiKey {
+  /** Until when the replaced secret also works; null when it stopped at once. */
+  previousSecretExpiresAt: Date | null;
+}
+
+/**
+ * A new secret for a workspace's key (apiKeys.roll, the developer page and `key roll`). A revoked
+ * or expired key is refused with CONFLICT and left as it is: it is rolled by nobody, since no
+ * secret of it works; a key of another workspace is NOT_FOUND, as for revoke.
+ */
+export async function rollApiKey(db: Db, orgId: string, keyId: string, previousValidSeconds: number): Promise<RolledApiKey> {
+  const secret = generateApiKeySecret();
+  const rolled = await apiKeysQueries.roll(db, orgId, keyId, { prefix: secret.prefix, secretHash: secret.hash }, previousValidSeconds);
+  switch (rolled.outcome) {
+    case 'rolled':
+      return { ...rolled.key, key: secret.secret, previousSecretExpiresAt: rolled.previousSecretExpiresAt };
+    case 'notFound':
+      throw new AppError('NOT_FOUND', `No API key ${JSON.stringify(keyId)} in this workspace`);
+    case 'revoked':
+      throw new AppError('CONFLICT', `API key ${keyId} has been revoked: a revoked key cannot be rolled; create a new key`);
+    case 'expired':
+      throw new AppError('CONFLICT', `API key ${keyId} has expired: an expired key cannot be rolled; create a new key`);
+  }
+}

@@ -30,7 +30,7 @@ function unauthorized(message: string): AppError {
  * Turns `Authorization: Bearer <key>` into a Principal. A malformed or mistyped key is refused
  * without touching the database (the checksum); a verified key is cached for `cacheTtlMs`, or
  * `liveCacheTtlMs` while `invalidation` is live (revocations then drop it on every instance at
- * once); expiry is checked on every request.
+ * once); expiry, and the end of a rolled key's previous secret, are checked on every request.
  */
 export function createKeyAuthenticator(options: KeyAuthenticatorOptions) {
   const { db, cacheTtlMs, maxCachedKeys = 10_000, now = Date.now, onBackgroundError = () => {} } = options;
@@ -68,7 +68,12 @@ export function createKeyAuthenticator(options: KeyAuthenticatorOptions) {
     if (!isWellFormedApiKey(secret)) throw unauthorized('Invalid API key');
     const hash = hashApiKeySecret(secret);
     const found = await lookUp(hash);
-    if (!found || !hashesEqual(found.key.secretHash, hash)) throw unauthorized('Invalid API key');
+    if (!found) throw unauthorized('Invalid API key');
+    if (hashesEqual(found.key.secretHash, hash)) return usable(found);
+    const { previousSecretHash, previousSecretExpiresAt } = found.key;
+    if (!previousSecretHash || !hashesEqual(previousSecretHash, hash)) throw unauthorized('Invalid API key');
+    // A secret replaced by apiKeys.roll: its end is checked here on every request, as expiry is.
+    if (!previousSecretExpiresAt || previousSecretExpiresAt.getTime() <= now()) throw unauthorized('API key secret has been rolled');
     return usable(found);
   }
 

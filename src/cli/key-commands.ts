@@ -1,5 +1,5 @@
 import * as apiKeysQueries from '../db/api-keys';
-import { issueApiKey } from '../auth/api-keys';
+import { DEFAULT_PREVIOUS_SECRET_SECONDS, issueApiKey, MAX_PREVIOUS_SECRET_SECONDS, rollApiKey } from '../auth/api-keys';
 import { KNOWN_SCOPES } from '../auth/scopes';
 import { AppError } from '../errors/app-error';
 import { defineCommand, list, noOperands, oneOperand, optional, required, UsageError } from './command';
@@ -45,7 +45,7 @@ export const keyList = defineCommand({
     keys.length === 0
       ? 'no keys'
       : keys
-          .map((k) => `${k.id}  ${k.prefix}…  ${printable(k.name)}  [${k.scopes.join(',')}]${k.revokedAt ? `  revoked ${k.revokedAt.toISOString()}` : ''}${k.expiresAt ? `  expires ${k.expiresAt.toISOString()}` : ''}${k.lastUsedAt ? `  last used ${k.lastUsedAt.toISOString()}` : ''}`)
+          .map((k) => `${k.id}  ${k.prefix}…  ${printable(k.name)}  [${k.scopes.join(',')}]${k.revokedAt ? `  revoked ${k.revokedAt.toISOString()}` : ''}${k.expiresAt ? `  expires ${k.expiresAt.toISOString()}` : ''}${k.lastUsedAt ? `  last used ${k.lastUsedAt.toISOString()}` : ''}${k.previousSecret ? `  previous ${k.previousSecret.prefix}… until ${k.previousSecret.expiresAt.toISOString()}` : ''}`)
           .join('\n'),
 });
 
@@ -62,4 +62,32 @@ export const keyRevoke = defineCommand({
     return { id: key.id, revokedAt: key.revokedAt };
   },
   describe: (r) => `revoked key ${r.id} at ${r.revokedAt?.toISOString()}`,
+});
+
+export const keyRoll = defineCommand({
+  name: 'key roll',
+  summary: 'give an API key a new secret (printed once); the previous one works for a day, or as long as given',
+  operand: { name: 'KEY_ID', description: 'the key id (key_...; see `key list`)' },
+  options: [
+    { flags: '--expire-previous-in <SECONDS>', description: `seconds the previous secret keeps working, 0 to ${MAX_PREVIOUS_SECRET_SECONDS} (7 days; default ${DEFAULT_PREVIOUS_SECRET_SECONDS}); 0 refuses it at once` },
+  ],
+  examples: ['key roll KEY_ID', 'key roll KEY_ID --expire-previous-in 0 --json'],
+  parse(values, operands) {
+    const keyId = oneOperand(operands, 'KEY_ID');
+    const given = optional(values, 'expire-previous-in');
+    const seconds = given === undefined ? DEFAULT_PREVIOUS_SECRET_SECONDS : /^\d{1,7}$/.test(given) ? Number(given) : NaN;
+    if (!(seconds >= 0 && seconds <= MAX_PREVIOUS_SECRET_SECONDS)) {
+      throw new UsageError(`--expire-previous-in must be a whole number of seconds from 0 to ${MAX_PREVIOUS_SECRET_SECONDS}`);
+    }
+    return { keyId, seconds };
+  },
+  async run(db, args) {
+    const orgId = await apiKeysQueries.findOrgOfKey(db, args.keyId);
+    if (!orgId) throw new AppError('NOT_FOUND', `no key ${args.keyId}`);
+    const rolled = await rollApiKey(db, orgId, args.keyId, args.seconds);
+    return { id: rolled.id, key: rolled.key, prefix: rolled.prefix, previousSecretExpiresAt: rolled.previousSecretExpiresAt };
+  },
+  describe: (r) =>
+    `rolled key ${r.id}\n${r.key}\n(the secret is shown once: store it now)\n` +
+    (r.previousSecretExpiresAt ? `the previous secret works until ${r.previousSecretExpiresAt.toISOString()}` : 'the previous secret no longer works'),
 });

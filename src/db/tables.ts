@@ -23,6 +23,8 @@ export const TABLES = {
   webhookEndpoints: 'webhook_endpoints',
   webhookDeliveries: 'webhook_deliveries',
   webhookDeliveryAttempts: 'webhook_delivery_attempts',
+  /** Each endpoint's attempts and successes by the hour, and its latest answer (migration 20261216120200). */
+  webhookEndpointHours: 'webhook_endpoint_hours',
   /** Import jobs, their uploaded rows and their failed rows (src/db/imports, migration 20261213120000). */
   imports: 'imports',
   importChunks: 'import_chunks',
@@ -33,6 +35,8 @@ export const TABLES = {
   trash: 'trash',
   /** The audit rows of contacts.erase: who, when, which ids; no personal data (src/db/erasure). */
   erasures: 'erasures',
+  /** Each API key's request log (src/db/api-key-requests, migration 20261216120100). */
+  apiKeyRequests: 'api_key_requests',
 } as const;
 
 /**

@@ -5,7 +5,7 @@ import { fromZodError } from '../errors/zod-issues';
 import { unauthorized } from '../auth/jwt';
 import { authenticateMemberSession, type MemberSession } from '../auth/member-session';
 import { DEVELOPER_API_FEATURE, DEVELOPER_PERMISSION, type MemberAccessReader } from '../auth/developer-access';
-import { issueApiKey } from '../auth/api-keys';
+import { DEFAULT_PREVIOUS_SECRET_SECONDS, issueApiKey, MAX_PREVIOUS_SECRET_SECONDS, rollApiKey } from '../auth/api-keys';
 import { KNOWN_SCOPES, OPT_IN_SCOPES } from '../auth/scopes';
 import * as apiKeysQueries from '../db/api-keys';
 import * as membersQueries from '../db/members';
@@ -15,11 +15,12 @@ import type { MemberAccess } from '../db/members';
 import type { Db } from '../db/knex';
 import type { Registry } from '../rpc/registry';
 import type { JwtKeys } from '../auth/secrets';
-import { idField, requiredText } from '../procedures/shared/fields';
+import { idField, requiredText, wholeNumber } from '../procedures/shared/fields';
 import { scopeListField } from '../procedures/shared/scope-fields';
 import type { RouteInputs } from './route-inputs';
 import { buildProcedureCatalogue, groupScopesByResource } from './developer-page/procedure-catalogue';
 import { developerPageRouter } from './developer-page/page-route';
+import { apiKeysGetRequestsInput, keyRequestsPage } from '../procedures/api-keys/get-requests';
 
 export const createKeyBody = z.strictObject({
   name: requiredText(100),
@@ -31,6 +32,19 @@ export const createKeyBody = z.strictObject({
 /** Key ids are opaque; a longer one names nothing, and is refused before it is looked up or echoed. */
 export const revokeKeyParams = z.strictObject({ id: idField });
 
+/** POST /developer/api/keys/:id/roll: the overlap as apiKeys.roll takes it. */
+export const rollKeyBody = z.strictObject({
+  expirePreviousInSeconds: wholeNumber(0, MAX_PREVIOUS_SECRET_SECONDS, 'a whole number of seconds').optional(),
+});
+
+/** The request log's filters as a query string carries them (text), read into apiKeys.getRequests' input. */
+export const keyRequestsQuery = z.strictObject({
+  status: z.string().max(9).optional(),
+  procedure: z.string().max(200).optional(),
+  after: z.string().max(64).optional(),
+  limit: z.string().max(4).regex(/^\d+$/).optional(),
+});
+
 export const developerRouteInputs: RouteInputs = {
   'GET /developer': {},
   'GET /developer/assets/developer.js': {},
@@ -39,13 +53,15 @@ export const developerRouteInputs: RouteInputs = {
   'GET /developer/api/keys': {},
   'POST /developer/api/keys': { body: createKeyBody },
   'POST /developer/api/keys/:id/revoke': { params: revokeKeyParams },
+  'POST /developer/api/keys/:id/roll': { params: revokeKeyParams, body: rollKeyBody },
   'GET /developer/api/procedures': {},
+  'GET /developer/api/keys/:id/requests': { params: revokeKeyParams, query: keyRequestsQuery },
 };
 
 /** The listing's fields, picked one by one so a secret or hash can never slip into an answer. */
 function keyView(key: ApiKeyListing) {
-  const { id, name, prefix, scopes, createdAt, expiresAt, lastUsedAt, revokedAt } = key;
-  return { id, name, prefix, scopes, createdAt, expiresAt, lastUsedAt, revokedAt };
+  const { id, name, prefix, scopes, createdAt, expiresAt, lastUsedAt, revokedAt, previousSecret } = key;
+  return { id, name, prefix, scopes, createdAt, expiresAt, lastUsedAt, revokedAt, previousSecret };
 }
 
 /** Changing keys needs DEVELOPER on the member and DEVELOPER_API on the workspace; reading does not. */
@@ -137,6 +153,30 @@ export function developerRouter(deps: Deps, bodyLimit: string): Router {
     const revoked = await apiKeysQueries.revokeInOrg(db, sessionOf(res).orgId, params.data.id);
     if (!revoked) throw new AppError('NOT_FOUND', `No key ${params.data.id} in this workspace`);
     res.json({ key: keyView(revoked) });
+  });
+
+  api.post('/keys/:id/roll', requireKeyManager, requireJson, express.json({ limit: bodyLimit }), async (req, res) => {
+    const params = revokeKeyParams.safeParse(req.params);
+    if (!params.success) throw fromZodError(params.error);
+    const body = rollKeyBody.safeParse(req.body);
+    if (!body.success) throw fromZodError(body.error);
+    const seconds = body.data.expirePreviousInSeconds ?? DEFAULT_PREVIOUS_SECRET_SECONDS;
+    const rolled = await rollApiKey(db, sessionOf(res).orgId, params.data.id, seconds);
+    res.json({ key: { ...keyView(rolled), secret: rolled.key, previousSecretExpiresAt: rolled.previousSecretExpiresAt } });
+  });
+
+  // A key's request log, as apiKeys.getRequests answers it (any member may read it, as the keys).
+  api.get('/keys/:id/requests', async (req, res) => {
+    const params = revokeKeyParams.safeParse(req.params);
+    if (!params.success) throw fromZodError(params.error);
+    const query = keyRequestsQuery.safeParse(req.query);
+    if (!query.success) throw fromZodError(query.error);
+    const { status, limit, ...rest } = query.data;
+    const input = apiKeysGetRequestsInput.safeParse({
+      ...rest, id: params.data.id, status: status !== undefined && /^\d{1,3}$/.test(status) ? Number(status) : status, limit: limit === undefined ? undefined : Number(limit),
+    });
+    if (!input.success) throw fromZodError(input.error);
+    res.json(await keyRequestsPage(db, sessionOf(res).orgId, input.data));
   });
 
   api.get('/procedures', (_req, res) => {

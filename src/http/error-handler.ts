@@ -26,6 +26,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     } else if (status >= 500) {
       logger.error({ err: error.cause ?? err, reqId: res.locals.requestId, path: req.path }, error.message);
     }
+    // The envelope's code, for the key's request log (request-log.ts).
+    res.locals.errorCode = error.code;
     if (res.headersSent) return;
     for (const [name, value] of Object.entries(error.headers ?? {})) res.setHeader(name, value);
     sendJson(res, status, errorText(error, req.path));

@@ -7,6 +7,7 @@ import { RPC_PREFIX, procedurePathOf } from './rpc-paths';
 import type { Deprecation } from '../rpc/define-procedure';
 import { recordPrincipal } from '../observability/request-principal';
 import type { RateLimiter } from '../ratelimit/rate-limiter';
+import { markStoredErrorCode } from '../api-key-requests/stored-error-code';
 
 /** RFC 9745 `Deprecation` (a structured date) and RFC 8594 `Sunset` (an HTTP date). */
 export function deprecationHeaders(deprecation: Deprecation): Record<string, string> {
@@ -27,7 +28,8 @@ export function rpcRouter({ rateLimiter, ...deps }: DispatchDeps & { rateLimiter
   router.all([RPC_PREFIX, `${RPC_PREFIX}/*name`], readRawBody(bodyLimit), async (req, res) => {
     const query = req.query; // a getter: Express 5 parses the query string on every read
     // The caller is remembered for the request log, even when a later check refuses the call.
-    const limits = rateLimiter?.forCall(req.ip, (fields) => res.set(fields));
+    const cost = deps.registry.get(procedurePathOf(req.path) ?? '')?.cost;
+    const limits = rateLimiter?.forCall(req.ip, (fields) => res.set(fields), cost);
     const { procedure, output, answer } = await dispatch(deps, {
       name: procedurePathOf(req.path) ?? '',
       method: req.method,
@@ -47,6 +49,7 @@ export function rpcRouter({ rateLimiter, ...deps }: DispatchDeps & { rateLimiter
     // An idempotent call's answer is written exactly as stored, so a replay is the same answer.
     if (answer) {
       if (answer.replayed) res.set('Idempotent-Replayed', 'true');
+      markStoredErrorCode(res, answer);
       sendJson(res, answer.status, JSON.stringify(answer.body));
       return;
     }

@@ -5,6 +5,8 @@ import type { Metrics } from './metrics';
 import { requestIdFrom } from './request-id';
 import { principalOf } from './request-principal';
 import { pathOf, UNMATCHED, type RouteLabels } from './route-label';
+import type { KeyRequestRecorder } from '../api-key-requests/recorder';
+import { loggedProcedureOf } from '../api-key-requests/logged-procedure';
 
 /** Probes and scrapes arrive every few seconds: logged at debug so they do not drown the rest. */
 const QUIET_ROUTES = new Set(['GET /healthz', 'GET /readyz', 'GET /metrics']);
@@ -16,6 +18,8 @@ interface Deps {
   logger: Logger;
   metrics: Metrics;
   labelsOf(req: Request, path: string): RouteLabels;
+  /** Each API key's own request log (apiKeys.getRequests): told of every answer to a key, never awaited. */
+  keyRequests?: KeyRequestRecorder;
 }
 
 /**
@@ -35,6 +39,15 @@ export function requestLog(deps: Deps): RequestHandler {
     const { route, metricRoute } = deps.labelsOf(req, path);
     deps.metrics.observeRequest(metricRoute, status, seconds);
     const principal = principalOf(res);
+    if (principal?.kind === 'apiKey' && deps.keyRequests) {
+      const durationMs = Math.round(seconds * 1e6) / 1e3;
+      deps.keyRequests.record({
+        orgId: principal.orgId, keyId: principal.id, atMs: Date.now() - Math.round(durationMs), method: req.method,
+        // The metrics' label: a procedure's name (an unknown one collapsed), a REST route's pattern, never the raw path.
+        procedure: loggedProcedureOf(metricRoute), status, errorCode: (res.locals.errorCode as string | undefined) ?? null,
+        durationMs, requestId: res.locals.requestId as string, clientAddress: req.ip ?? null,
+      });
+    }
     // A 503 the client may retry (its cause on the same line) is expected in an outage and heals by
     // itself: warn. Error is kept for what needs a person.
     const cause = res.locals.unavailableCause as { code?: unknown; message?: unknown } | undefined;

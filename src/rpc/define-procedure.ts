@@ -21,6 +21,8 @@ export interface ProcedureContext {
   webhookUrlPolicy: WebhookUrlPolicy;
   /** How many days a deleted record stays restorable (TRASH_RETENTION_DAYS; 30 when not given). */
   trashRetentionDays?: number;
+  /** How long a webhook receiver is given to answer (WEBHOOK_TIMEOUT_MS; 5000 when not given). */
+  webhookTimeoutMs?: number;
   /**
    * What this call did that the dispatcher acts on after it commits. `recordedEvents` is set
    * when the call builds event rows (src/events/record-events.ts: `recordEvents(trx, ctx, drafts)`,
@@ -68,6 +70,11 @@ export interface Procedure<Input extends z.ZodType = z.ZodType, Output extends z
    * types and the output checks (CHECK_OUTPUTS, on in every test) are all built from it.
    */
   output: Output;
+  /**
+   * How many requests one call counts as against its key's rate limit, 1 unless given: an
+   * expensive call (webhooks.redeliver) counts as several, as a leads export does on the REST route.
+   */
+  cost?: number;
   /** Set when the procedure is on its way out: it answers with Deprecation and Sunset headers. */
   deprecated?: Deprecation;
   /** Its answer must be what `output` takes (a Date where it says Date): checked here by the compiler. */

@@ -54,6 +54,8 @@ export interface DispatchDeps {
   onOutputMismatch?(procedure: string, issues: unknown): void;
   /** How long deleted records stay restorable (TRASH_RETENTION_DAYS); handed to each procedure. */
   trashRetentionDays?: number;
+  /** WEBHOOK_TIMEOUT_MS: how long webhooks.sendTestEvent waits for the receiver, as the worker does. */
+  webhookTimeoutMs?: number;
   /** Told after a call that recorded events has committed (ctx.effects.recordedEvents), with its workspace: live readers are woken by it. */
   onCommitted?(orgId: string): void;
 }
@@ -146,7 +148,7 @@ async function runOnNode(deps: DispatchDeps, call: ProcedureCall): Promise<{ out
     if (hasChecks) await assertFieldChecks(procedure.input, input, { ...checks, db });
     const ctx: ProcedureContext = {
       db, hotReads: deps.hotReads, orgId: principal.orgId, org: principal.org, actor: { kind: principal.kind, id: principal.id },
-      scopes: principal.scopes, webhookUrlPolicy: deps.webhookUrlPolicy, effects, trashRetentionDays: deps.trashRetentionDays,
+      scopes: principal.scopes, webhookUrlPolicy: deps.webhookUrlPolicy, effects, trashRetentionDays: deps.trashRetentionDays, webhookTimeoutMs: deps.webhookTimeoutMs,
       call: { procedure: procedure.name, requestId: call.requestId ?? null, traceParent: currentTraceParent() },
     };
     const output = await procedure.handler({ ctx, input });

@@ -79,10 +79,12 @@ async function settle(claim: ClaimedDelivery, outcome: PostOutcome, deps: Delive
   if (acknowledged) return (await deliveriesQueries.recordSuccess(deps.db, claim, outcome)) ? 'succeeded' : 'lease lost';
   return deps.db.transaction(async (trx): Promise<SettleResult> => {
     await deliveriesQueries.recordAttempt(trx, claim, outcome);
-    const giveUp = claim.attempt >= deps.maxAttempts;
+    // A redelivery's budget counts from when it was queued again (retryBase); its numbers go on.
+    const sinceQueued = claim.attempt - claim.retryBase;
+    const giveUp = sinceQueued >= deps.maxAttempts;
     const owned = giveUp
       ? await deliveriesQueries.markFailed(trx, claim)
-      : await deliveriesQueries.scheduleRetry(trx, claim, retryDelayMs(claim.attempt, deps.retryBaseMs));
+      : await deliveriesQueries.scheduleRetry(trx, claim, retryDelayMs(sinceQueued, deps.retryBaseMs));
     // A late answer to a lease another worker has taken over is history only.
     if (!owned) return 'lease lost';
     const failing = await deliveriesQueries.markEndpointFailing(trx, claim.orgId, claim.endpointId, deps.disableAfterMs);

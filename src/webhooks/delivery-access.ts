@@ -7,7 +7,7 @@ import { isEventType, scopeOfEventType } from '../events/event-types';
  * event's read scope, and an endpoint made with an API key carries that key's authority, so the
  * key must still exist, be neither revoked nor expired, and still hold the scope. Undefined: send.
  */
-export function deliveryAccessProblem(claim: Pick<ClaimedDelivery, 'event' | 'readScopes' | 'ownerKind' | 'ownerId' | 'ownerKey'>): string | undefined {
+export function deliveryAccessProblem(claim: { event: { type: string } } & Pick<ClaimedDelivery, 'readScopes' | 'ownerKind' | 'ownerId' | 'ownerKey'>): string | undefined {
   const type = claim.event.type;
   if (!isEventType(type)) return `unknown event type ${type}`;
   const scope = scopeOfEventType(type);

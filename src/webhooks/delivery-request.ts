@@ -18,15 +18,17 @@ export function deliveryRequest(claim: Pick<ClaimedDelivery, 'orgId' | 'event' |
     actor: { kind: event.actorKind, id: event.actorId },
     data: eventDataReadableWith(event.type, event.data, payloadScopes(claim)),
   });
+  return { body, headers: signedHeaders(body, event, claim.secrets, now) };
+}
+
+/** A delivery's headers for this exact body, signed with the endpoint's secrets at `now` (a test event's too). */
+export function signedHeaders(body: string, event: { id: string; type: string }, secrets: readonly string[], now: Date): Record<string, string> {
   return {
-    body,
-    headers: {
-      'Content-Type': 'application/json',
-      'User-Agent': WEBHOOK_USER_AGENT,
-      'Workspace-Event-Id': event.id,
-      'Workspace-Event-Type': event.type,
-      'Workspace-Signature': signPayload(claim.secrets, body, Math.floor(now.getTime() / 1000)),
-    },
+    'Content-Type': 'application/json',
+    'User-Agent': WEBHOOK_USER_AGENT,
+    'Workspace-Event-Id': event.id,
+    'Workspace-Event-Type': event.type,
+    'Workspace-Signature': signPayload(secrets, body, Math.floor(now.getTime() / 1000)),
   };
 }
 

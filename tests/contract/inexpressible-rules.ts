@@ -64,6 +64,12 @@ export const INEXPRESSIBLE_RULES: readonly InexpressibleRule[] = [
     why: 'the SSRF policy (production) resolves the host name in DNS: what it resolves to is not in the text',
   },
   {
+    operations: ['webhooks.redeliver'],
+    path: /^$/,
+    message: /^expected exactly one of eventIds and since$/,
+    why: 'JSON Schema says it only as oneOf/not of `required` lists, which ajv strict mode refuses (strictRequired) and the client generators type as unknown; the description says it',
+  },
+  {
     operations: '*',
     path: /(^|\.)(id|[A-Za-z]+Id)$/,
     message: /^no (member|contact|client|lead|task|invoice|webhook endpoint) ".*" in this workspace$/,

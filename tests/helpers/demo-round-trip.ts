@@ -87,8 +87,8 @@ export const ROUND_TRIPS: Record<string, RoundTrip> = {
  */
 export const NOT_UPDATED_IN_PLACE: Record<string, string> = {
   [TABLES.orgMembers]: 'members are managed in the app; the API only reads them (orgMembers.getAll, getById)',
-  [TABLES.apiKeys]: 'keys are issued and revoked, never changed (apiKeys.revoke)',
-  [TABLES.apiKeySecrets]: "each key's hash and owner, written with the key, never changed",
+  [TABLES.apiKeys]: 'keys are issued, revoked (apiKeys.revoke) and rolled (apiKeys.roll: a new secret, which cannot be written back as it was)',
+  [TABLES.apiKeySecrets]: "each key's hashes and owner, written with the key or a roll, never changed",
   [TABLES.leadCounts]: 'counters kept by the leads module on every lead write',
   [TABLES.leadJson]: "each lead's stored JSON, kept by the leads module on lead and contact writes",
   [TABLES.leadCalls]: 'calls are facts about the past: logged, never changed',

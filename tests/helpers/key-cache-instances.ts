@@ -6,6 +6,7 @@ import { createLogger } from '../../src/logger';
 import { createCacheInvalidation } from '../../src/auth/key-invalidation';
 import { createNotificationListener, type ListenerOptions, type NotificationListener } from '../../src/live/notification-listener';
 import type { Db } from '../../src/db/knex';
+import type { Registry } from '../../src/rpc/registry';
 import { sleep } from './poll';
 
 // Instances of the service as the key cache's tests run them (tests/integration/key-invalidation.test.ts,
@@ -20,16 +21,17 @@ export async function closeInstances(): Promise<void> {
   }
 }
 
-/** One instance of the service: its own pool, its own LISTEN connection, its own caches. */
-export function instance(options: { keyCacheTtlMs?: number } & Partial<ListenerOptions> = {}) {
+/** One instance of the service: its own pool, its own LISTEN connection, its own caches (and, if given, its own registry). */
+export function instance(options: { keyCacheTtlMs?: number; registry?: Registry } & Partial<ListenerOptions> = {}) {
+  const { keyCacheTtlMs, registry, ...listenerOptions } = options;
   const db = createTestDb();
   const applicationName = unique('wsapi-listener');
   const logLines: { level: number; msg: string }[] = [];
   const logger = createLogger('info', { destination: { write: (line: string) => void logLines.push(JSON.parse(line)) } });
-  const listener = createNotificationListener({ url: testDatabaseUrl(), db, applicationName, ...options });
+  const listener = createNotificationListener({ url: testDatabaseUrl(), db, applicationName, ...listenerOptions });
   const cacheInvalidation = createCacheInvalidation(listener, logger);
   listener.start();
-  const ctx = createTestContext({ db, keyCacheTtlMs: options.keyCacheTtlMs ?? 1000, cacheInvalidation });
+  const ctx = createTestContext({ db, keyCacheTtlMs: keyCacheTtlMs ?? 1000, cacheInvalidation, registry });
   opened.push({ listener, ctx });
   return { ...ctx, listener, applicationName, logLines };
 }

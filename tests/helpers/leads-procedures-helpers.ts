@@ -27,6 +27,7 @@ const CODES = {
   FORBIDDEN: { status: 403, number: -32003 },
   NOT_FOUND: { status: 404, number: -32004 },
   CONFLICT: { status: 409, number: -32009 },
+  UNPROCESSABLE_CONTENT: { status: 422, number: -32022 },
 } as const;
 
 export interface RpcIssue {

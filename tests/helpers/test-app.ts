@@ -10,6 +10,7 @@ import type { RateLimiter } from '../../src/ratelimit/rate-limiter';
 import type { TrustProxy } from '../../src/ratelimit/trust-proxy';
 import { TEST_JWT_SECRETS } from './test-secrets';
 import { recordOutputMismatch } from './output-mismatches';
+import type { KeyRequestRecorder } from '../../src/api-key-requests/recorder';
 
 export function testDatabaseUrl(): string {
   const url = process.env.WSAPI_TEST_DB_URL;
@@ -46,6 +47,8 @@ export function createTestContext(
     logger?: Logger;
     /** The largest import file taken (MAX_IMPORT_BYTES when absent). */
     importMaxBytes?: number;
+    /** Each key's request log; nothing recorded when absent. Stopped with the context. */
+    keyRequests?: KeyRequestRecorder;
   } = {},
 ): TestContext {
   const db = options.db ?? createTestDb();
@@ -62,9 +65,11 @@ export function createTestContext(
     onOutputMismatch: recordOutputMismatch,
     live: options.live,
     importMaxBytes: options.importMaxBytes,
+    keyRequests: options.keyRequests,
   });
   const close = async () => {
     await options.rateLimiter?.close();
+    await options.keyRequests?.stop(0);
     await db.destroy();
   };
   return { db, hotReads, app, close };

@@ -45,6 +45,8 @@ describe('app-only procedures through the API', () => {
       ['apiKeys.list', 'GET', 'apiKeys.read', false],
       ['apiKeys.create', 'POST', 'apiKeys.create', false],
       ['apiKeys.revoke', 'POST', 'apiKeys.update', false],
+      ['apiKeys.roll', 'POST', 'apiKeys.create', false],
+      ['apiKeys.getRequests', 'GET', 'apiKeys.read', false],
       ['organisation.update', 'POST', 'organisation.update', false],
     ]);
   });
@@ -107,7 +109,7 @@ describe('GET apiKeys.list (handler, as the app uses it)', () => {
     const keys = resultOf(res);
     expect(keys.map((k: { id: string }) => k.id)).toEqual([appKey.id, ws.keyId]);
     expect(Object.keys(res.body.result.data.json[0]).sort()).toEqual(
-      ['createdAt', 'expiresAt', 'id', 'lastUsedAt', 'memberId', 'name', 'prefix', 'revokedAt', 'scopes'],
+      ['createdAt', 'expiresAt', 'id', 'lastUsedAt', 'memberId', 'name', 'prefix', 'previousSecret', 'revokedAt', 'scopes'],
     );
     expect(keys[1]).toMatchObject({ memberId: ws.member.id, prefix: ws.key.slice(0, 12), scopes: ALL_SCOPES, revokedAt: null });
     const text = JSON.stringify(res.body);

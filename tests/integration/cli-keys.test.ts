@@ -115,7 +115,7 @@ describe('cli key list', () => {
     const rows = await ctx.db('api_keys').where({ org_id: org.id });
     const byId = new Map(output.map((k) => [k.id, k]));
     expect(output).toHaveLength(2);
-    expect(Object.keys(output[0]!).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'lastUsedAt', 'memberId', 'name', 'orgId', 'prefix', 'revokedAt', 'scopes']);
+    expect(Object.keys(output[0]!).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'lastUsedAt', 'memberId', 'name', 'orgId', 'prefix', 'previousSecret', 'revokedAt', 'scopes']);
     expect(byId.get(used.id)).toMatchObject({ prefix: used.key.slice(0, 12), scopes: ['leads.read'], expiresAt: '2099-01-01T00:00:00.000Z', revokedAt: null, lastUsedAt: expect.any(String) });
     expect(byId.get(revoked.id)).toMatchObject({ prefix: revoked.key.slice(0, 12), scopes: ['leads.read', 'leads.delete'], expiresAt: null, revokedAt: revocation.revokedAt, lastUsedAt: null });
     const usedRow = rows.find((r: { id: string }) => r.id === used.id);
@@ -123,7 +123,8 @@ describe('cli key list', () => {
     for (const secret of [used.key, revoked.key, ...rows.map((r: { secret_hash: string }) => r.secret_hash)]) {
       expect(run.out).not.toContain(secret);
     }
-    expect(run.out).not.toMatch(/secret/i);
+    // The field naming a rolled key's previous secret (its prefix and end, null here) is the only "secret" allowed.
+    expect(run.out.replaceAll('"previousSecret":null', '')).not.toMatch(/secret/i);
   });
 
   it('lists only the given workspace, and prints "no keys" for one without any', async () => {
@@ -182,5 +183,77 @@ describe('cli key revoke', () => {
     expect(none.err).toMatch(/^give exactly one KEY_ID\n/);
     expect(two.code).toBe(2);
     expect(two.err).toMatch(/^give exactly one KEY_ID\n/);
+  });
+});
+
+describe('cli key roll', () => {
+  it('prints the new secret once; both secrets work until the previous one ends, and key list shows it', async () => {
+    const org = await createOrg(ctx.db);
+    const created = await cliJson('key', 'create', '--org', org.id, '--name', 'Zapier', '--scopes', 'leads.read');
+
+    const output = await cliJson('key', 'roll', created.id, '--expire-previous-in', '600');
+
+    expect(output).toEqual({ id: created.id, key: expect.stringMatching(KEY_SHAPE), prefix: output.key.slice(0, 12), previousSecretExpiresAt: expect.any(String) });
+    const row = await ctx.db('api_keys').where({ org_id: org.id, id: created.id }).first();
+    expect(row).toMatchObject({ name: 'Zapier', scopes: ['leads.read'], prefix: output.key.slice(0, 12), previous_prefix: created.key.slice(0, 12) });
+    expect(row.secret_hash).toBe(createHash('sha256').update(output.key).digest('hex'));
+    expect(row.previous_secret_expires_at.toISOString()).toBe(output.previousSecretExpiresAt);
+    expect(Date.parse(output.previousSecretExpiresAt) - Date.now()).toBeGreaterThan(590_000);
+    expect([(await listLeads(created.key)).status, (await listLeads(output.key)).status]).toEqual([200, 200]);
+    const listed = await cliJson('key', 'list', '--org', org.id);
+    expect(listed[0].previousSecret).toEqual({ prefix: created.key.slice(0, 12), expiresAt: output.previousSecretExpiresAt });
+    const text = await cli('key', 'list', '--org', org.id);
+    expect(text.out).toContain(`previous ${created.key.slice(0, 12)}… until ${output.previousSecretExpiresAt}`);
+  });
+
+  it('with --expire-previous-in 0, refuses the previous secret at once; without --json, prints the secret with a warning', async () => {
+    const org = await createOrg(ctx.db);
+    const created = await cliJson('key', 'create', '--org', org.id, '--scopes', 'leads.read');
+
+    const run = await cli('key', 'roll', created.id, '--expire-previous-in', '0');
+
+    expect(run.code).toBe(0);
+    const secret = run.out.split('\n')[1]!;
+    expect(secret).toMatch(KEY_SHAPE);
+    expect(run.out).toBe(`rolled key ${created.id}\n${secret}\n(the secret is shown once: store it now)\nthe previous secret no longer works\n`);
+    const old = await listLeads(created.key);
+    expect([old.status, old.body.error.message]).toEqual([401, 'API key secret has been rolled']);
+    expect((await listLeads(secret)).status).toBe(200);
+  });
+
+  it('keeps the previous secret a day by default', async () => {
+    const org = await createOrg(ctx.db);
+    const created = await cliJson('key', 'create', '--org', org.id, '--scopes', 'leads.read');
+    const output = await cliJson('key', 'roll', created.id);
+    const overlap = Date.parse(output.previousSecretExpiresAt) - Date.now();
+    expect(overlap).toBeGreaterThan(86_400_000 - 60_000);
+    expect(overlap).toBeLessThanOrEqual(86_400_000);
+  });
+
+  it('exits 1 for an unknown key, and for a revoked one, changing nothing', async () => {
+    const org = await createOrg(ctx.db);
+    const created = await cliJson('key', 'create', '--org', org.id, '--scopes', 'leads.read');
+    await cliJson('key', 'revoke', created.id);
+    const before = await ctx.db('api_keys').where({ org_id: org.id });
+
+    expect(await cli('key', 'roll', 'key_doesnotexist', '--json')).toEqual({ code: 1, out: '', err: 'no key key_doesnotexist\n' });
+    expect(await cli('key', 'roll', created.id)).toEqual({ code: 1, out: '', err: `API key ${created.id} has been revoked: a revoked key cannot be rolled; create a new key\n` });
+    expect(await ctx.db('api_keys').where({ org_id: org.id })).toEqual(before);
+  });
+
+  it('exits 2 for an overlap outside 0 to 604800 seconds or not a whole number, or without a key id, changing nothing', async () => {
+    const org = await createOrg(ctx.db);
+    const created = await cliJson('key', 'create', '--org', org.id, '--scopes', 'leads.read');
+    const before = await ctx.db('api_keys').where({ org_id: org.id });
+
+    for (const bad of ['-1', '604801', '1.5', 'soon', '']) {
+      const run = await cli('key', 'roll', created.id, '--expire-previous-in', bad);
+      expect({ bad, code: run.code }).toEqual({ bad, code: 2 });
+      expect(run.err).toMatch(/^--expire-previous-in must be a whole number of seconds from 0 to 604800\n/);
+    }
+    const none = await cli('key', 'roll');
+    expect(none.code).toBe(2);
+    expect(none.err).toMatch(/^give exactly one KEY_ID\n/);
+    expect(await ctx.db('api_keys').where({ org_id: org.id })).toEqual(before);
   });
 });

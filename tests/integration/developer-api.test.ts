@@ -28,6 +28,7 @@ describe('developer JSON routes: only a member session opens them', () => {
     ['GET', '/developer/api/keys'],
     ['POST', '/developer/api/keys'],
     ['POST', '/developer/api/keys/key_x/revoke'],
+    ['POST', '/developer/api/keys/key_x/roll'],
     ['GET', '/developer/api/procedures'],
   ])('%s %s answers 401 with the REST error body to no header, an API key and a test token', async (method, path) => {
     const ws = await workspace();
@@ -70,7 +71,7 @@ describe('POST /developer/api/keys and GET /developer/api/keys', () => {
     const listed = await request(ctx.app).get('/developer/api/keys').set('Authorization', ws.auth);
     expect(listed.status).toBe(200);
     expect(listed.body.keys.map((k: { id: string }) => k.id)).toEqual([created.body.key.id]);
-    expect(Object.keys(listed.body.keys[0]).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'lastUsedAt', 'name', 'prefix', 'revokedAt', 'scopes']);
+    expect(Object.keys(listed.body.keys[0]).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'lastUsedAt', 'name', 'prefix', 'previousSecret', 'revokedAt', 'scopes']);
     expect(JSON.stringify(listed.body)).not.toContain(created.body.key.secret);
   });
 

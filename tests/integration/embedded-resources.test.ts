@@ -107,6 +107,7 @@ function callsOf(w: Awaited<ReturnType<typeof workspaceWithEverything>>): Array<
     ['invoices.delete', { id: w.invoiceToDelete.id }], ['invoices.getDeleted', {}], ['invoices.restore', { id: w.invoiceToDelete.id }],
     ['webhooks.create', { url: 'https://hooks.example.com/c', events: ['lead.converted'] }],
     ['webhooks.update', { id: w.webhook.id, description: 'CRM sync' }], ['webhooks.rotateSecret', { id: w.webhook.id }],
+    ['webhooks.redeliver', { id: w.webhook.id, since: new Date(0) }], ['webhooks.sendTestEvent', { id: w.webhook.id, type: 'lead.converted' }],
     ['webhooks.delete', { id: w.webhookToDelete.id }],
     ['events.getAll', {}],
   ];

@@ -46,6 +46,8 @@ describe('loadConfig', () => {
       WORKER_HEALTH_PORT: 3001,
       EVENTS_RETENTION_DAYS: 30,
       TRASH_RETENTION_DAYS: 30,
+      REQUEST_LOG_RETENTION_DAYS: 7,
+      REQUEST_LOG: 'on',
       IMPORT_QUEUE_LIMIT: 10,
       IMPORT_MAX_RUNNING_PER_WORKSPACE: 2,
       IMPORT_WORKER_CONCURRENCY: 2,
@@ -132,6 +134,12 @@ describe('loadConfig', () => {
       expect(loadConfig({ ...ownDatabase, NODE_ENV: 'development' }, { signsTokens: true }).NODE_ENV).toBe('development');
       expect(loadConfig({ ...ownDatabase, NODE_ENV: 'test' }, { signsTokens: true }).NODE_ENV).toBe('test');
     });
+  });
+
+  it('reads REQUEST_LOG (on or off) and REQUEST_LOG_RETENTION_DAYS (0 to 3650), refusing anything else by name', () => {
+    expect(loadConfig({ REQUEST_LOG: 'off', REQUEST_LOG_RETENTION_DAYS: '0' })).toMatchObject({ REQUEST_LOG: 'off', REQUEST_LOG_RETENTION_DAYS: 0 });
+    expect(() => loadConfig({ REQUEST_LOG: 'yes' })).toThrow(/REQUEST_LOG/);
+    expect(() => loadConfig({ REQUEST_LOG_RETENTION_DAYS: '-1' })).toThrow(/REQUEST_LOG_RETENTION_DAYS/);
   });
 
   it('refuses a METRICS_TOKEN under 16 characters and a REDIS_URL that is not redis://', () => {

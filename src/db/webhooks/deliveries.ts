@@ -11,6 +11,8 @@ export interface ClaimedDelivery {
   endpointId: string;
   /** This attempt's number (attempts counts claims, so a worker killed mid-request used one). */
   attempt: number;
+  /** `attempts` when webhooks.redeliver last queued it (0 before): its retry budget counts from there. */
+  retryBase: number;
   /** Settling the delivery requires it: a lease that expired and was claimed again has another. */
   claimToken: string;
   /** `traceParent`: the span of the call that recorded the event (tracing was on then), which the delivery's span links to. */
@@ -39,25 +41,51 @@ export interface ClaimOptions {
  *
  * Two steps, because a lock cannot be taken across shards on Citus: which workspaces have due
  * deliveries, earliest first (a read across workspaces, without locks), then a claim in each
- * workspace's shard group until `limit` are held.
+ * workspace's shard group. Fair across workspaces: each of them is first offered an equal share of
+ * the `limit` (at least one), and only then are the slots left filled, earliest workspace first;
+ * so a workspace with a million deliveries queued (a redelivery) takes its share of each turn and
+ * never holds back another's single event.
  */
 export async function claimDue(db: Db, options: ClaimOptions): Promise<ClaimedDelivery[]> {
   const orgIds = await workspacesWithDueDeliveries(db, options);
+  if (orgIds.length === 0) return [];
+  const share = Math.max(1, Math.floor(options.limit / orgIds.length));
   const claimed: ClaimedDelivery[] = [];
+  const more: string[] = [];
   for (const orgId of orgIds) {
+    const room = Math.min(share, options.limit - claimed.length);
+    if (room <= 0) break;
+    const got = await claimDueIn(db, orgId, room, options.leaseMs);
+    claimed.push(...got);
+    if (got.length === room) more.push(orgId);
+  }
+  for (const orgId of more) {
     if (claimed.length >= options.limit) break;
     claimed.push(...(await claimDueIn(db, orgId, options.limit - claimed.length, options.leaseMs)));
   }
   return claimed;
 }
 
+/**
+ * Up to `limit` workspaces with a due delivery, the longest waiting first. One probe of the due
+ * index per workspace (`exists` and `min` both stop at the first due row of the workspace's
+ * range), so a turn costs the same with a million deliveries queued as with ten: a GROUP BY over
+ * the due rows, as before, read every one of them at every turn. Correlated on the distribution
+ * column, so Citus runs it in each shard.
+ */
 async function workspacesWithDueDeliveries(db: Db, options: ClaimOptions): Promise<string[]> {
-  const orgFilter = options.orgIds ? 'and org_id = any(?::text[])' : '';
+  const orgFilter = options.orgIds ? 'and o.id = any(?::text[])' : '';
   const result = await acrossWorkspaces(db, (trx) => trx.raw(
-    `select org_id from webhook_deliveries
-     where status = 'pending' and next_attempt_at <= now() and (locked_until is null or locked_until < now()) ${orgFilter}
-     group by org_id
-     order by min(next_attempt_at)
+    `select org_id from (
+       select o.id as org_id, (
+         select min(d.next_attempt_at) from webhook_deliveries d
+         where d.org_id = o.id and d.status = 'pending' and d.next_attempt_at <= now() and (d.locked_until is null or d.locked_until < now())
+       ) as due_since
+       from organisations o
+       where true ${orgFilter}
+     ) due
+     where due_since is not null
+     order by due_since
      limit ?`,
     [...(options.orgIds ? [[...options.orgIds]] : []), options.limit],
   ));
@@ -99,7 +127,7 @@ async function claimDueIn(db: Db, orgId: string, limit: number, leaseMs: number)
      where d.org_id = ? and d.id = due.id
        and e.org_id = ? and e.id = d.event_id
        and w.org_id = ? and w.id = d.endpoint_id
-     returning d.org_id, d.id, d.endpoint_id, d.attempts, d.claim_token,
+     returning d.org_id, d.id, d.endpoint_id, d.attempts, d.retry_base, d.claim_token,
        e.id as event_id, e.type, e.created_at, e.actor_kind, e.actor_id, e.data, e.trace_parent,
        w.url, w.secret, case when due.previous_secret_valid then w.previous_secret end as previous_secret,
        w.read_scopes, w.owner_kind, w.owner_id,
@@ -111,7 +139,7 @@ async function claimDueIn(db: Db, orgId: string, limit: number, leaseMs: number)
 }
 
 interface ClaimRow {
-  org_id: string; id: string; endpoint_id: string; attempts: number; claim_token: string;
+  org_id: string; id: string; endpoint_id: string; attempts: number; retry_base: number; claim_token: string;
   event_id: string; type: string; created_at: Date; actor_kind: string; actor_id: string; data: Record<string, unknown>; trace_parent: string | null;
   url: string; secret: string; previous_secret: string | null; read_scopes: string[]; owner_kind: string; owner_id: string;
   key_id: string | null; key_revoked: boolean; key_expired: boolean; key_scopes: string[] | null;
@@ -123,6 +151,7 @@ function toClaim(row: ClaimRow): ClaimedDelivery {
     id: row.id,
     endpointId: row.endpoint_id,
     attempt: row.attempts,
+    retryBase: row.retry_base,
     claimToken: row.claim_token,
     event: { id: row.event_id, type: row.type, createdAt: row.created_at, actorKind: row.actor_kind, actorId: row.actor_id, data: row.data, traceParent: row.trace_parent },
     url: row.url,
@@ -162,21 +191,56 @@ function attemptInsert(claim: ClaimedDelivery, attempt: AttemptRecord): { sql: s
   };
 }
 
+/**
+ * The endpoint's figures for the attempt's hour (webhook_endpoint_hours, read by endpointStats in
+ * src/db/webhooks/endpoint-stats.ts), as CTE text with its bindings: one more row upserted by the
+ * statement that records the attempt, never a statement of its own. The latest attempt wins the
+ * `last_*` columns even when attempts are recorded out of order. Nothing when the endpoint was
+ * deleted meanwhile.
+ */
+function hourUpsert(claim: ClaimedDelivery, attempt: AttemptRecord, succeeded: boolean): { sql: string; bindings: Knex.Value[] } {
+  const hour = new Date(Math.floor(attempt.startedAt.getTime() / HOUR_MS) * HOUR_MS);
+  return {
+    sql: `insert into ${TABLES.webhookEndpointHours} as h
+         (org_id, endpoint_id, hour, attempts, succeeded, last_attempt_at, last_status_code, last_succeeded)
+       select w.org_id, w.id, ?::timestamptz, 1, ?::int, ?::timestamptz, ?::int, ?::boolean
+       from ${TABLES.webhookEndpoints} w where w.org_id = ? and w.id = ?
+       on conflict (org_id, endpoint_id, hour) do update set
+         attempts = h.attempts + 1,
+         succeeded = h.succeeded + excluded.succeeded,
+         last_attempt_at = greatest(h.last_attempt_at, excluded.last_attempt_at),
+         last_status_code = case when excluded.last_attempt_at >= h.last_attempt_at then excluded.last_status_code else h.last_status_code end,
+         last_succeeded = case when excluded.last_attempt_at >= h.last_attempt_at then excluded.last_succeeded else h.last_succeeded end`,
+    bindings: [hour, succeeded ? 1 : 0, attempt.startedAt, attempt.statusCode, succeeded, claim.orgId, claim.endpointId],
+  };
+}
+
+const HOUR_MS = 3_600_000;
+
+/** A 2xx answer; anything else (no answer, refused, another status) is a failed attempt. */
+const acknowledged = (attempt: AttemptRecord) => attempt.statusCode !== null && attempt.statusCode >= 200 && attempt.statusCode < 300;
+
+/** The attempt and its hour's figures, in one statement. */
 export async function recordAttempt(db: Db, claim: ClaimedDelivery, attempt: AttemptRecord): Promise<void> {
-  const { sql, bindings } = attemptInsert(claim, attempt);
-  await db.raw(sql, bindings);
+  const recorded = attemptInsert(claim, attempt);
+  const hour = hourUpsert(claim, attempt, acknowledged(attempt));
+  await db.raw(`with attempt as (${recorded.sql}), endpoint_hour as (${hour.sql}) select 1`, [...recorded.bindings, ...hour.bindings]);
 }
 
 /**
- * The common case in one statement (one round trip, atomic): the 2xx attempt is recorded, the
- * delivery succeeds if this claim still holds it, and then the endpoint's failure streak ends.
- * Answers false for a lost lease (the attempt is still recorded).
+ * The common case in one statement (one round trip, atomic): the 2xx attempt is recorded with its
+ * hour's figures, the delivery succeeds if this claim still holds it, and then the endpoint's
+ * failure streak ends. Answers false for a lost lease (the attempt is still recorded).
  */
 export async function recordSuccess(db: Db, claim: ClaimedDelivery, attempt: AttemptRecord): Promise<boolean> {
   const recorded = attemptInsert(claim, attempt);
+  const hour = hourUpsert(claim, attempt, true);
   const result = await db.raw(
     `with attempt as (
        ${recorded.sql}
+     ),
+     endpoint_hour as (
+       ${hour.sql}
      ),
      settled as (
        update webhook_deliveries set status = 'succeeded', completed_at = now(), locked_until = null, claim_token = null
@@ -188,7 +252,7 @@ export async function recordSuccess(db: Db, claim: ClaimedDelivery, attempt: Att
        from settled s where w.org_id = ? and w.id = s.endpoint_id and w.failing_since is not null
      )
      select count(*)::int as settled from settled`,
-    [...recorded.bindings, claim.orgId, claim.id, claim.claimToken, claim.orgId],
+    [...recorded.bindings, ...hour.bindings, claim.orgId, claim.id, claim.claimToken, claim.orgId],
   );
   return result.rows[0].settled === 1;
 }

@@ -177,3 +177,11 @@ export async function rotateSecret(
 export async function remove(db: Db, orgId: string, id: string): Promise<boolean> {
   return (await db(TABLES.webhookEndpoints).where({ org_id: orgId, id }).delete()) > 0;
 }
+
+/** Where and how a test event is sent (webhooks.sendTestEvent): the URL and the valid secrets, the current one first. */
+export async function signingTargetOf(db: Db, orgId: string, id: string): Promise<{ url: string; secrets: string[] } | undefined> {
+  const row = await db(TABLES.webhookEndpoints)
+    .where({ org_id: orgId, id })
+    .first('url', 'secret', db.raw('case when previous_secret_expires_at > now() then previous_secret end as previous_secret'));
+  return row ? { url: row.url, secrets: row.previous_secret ? [row.secret, row.previous_secret] : [row.secret] } : undefined;
+}

@@ -5,6 +5,7 @@ import { httpStatusOf } from '../../errors/error-codes';
 import { errorBody } from '../error-handler';
 import { sendJson } from '../send-json';
 import { leadEtag } from './lead-etag';
+import { markStoredErrorCode } from '../../api-key-requests/stored-error-code';
 
 export const LEADS_PATH = '/api/v1/leads';
 
@@ -39,6 +40,7 @@ export const UPSERT_FORMAT: AnswerFormat = {
  */
 export function sendRestAnswer(res: Response, answer: StoredAnswer | IdempotentAnswer): void {
   if ('replayed' in answer && answer.replayed) res.set('Idempotent-Replayed', 'true');
+  markStoredErrorCode(res, answer);
   if (answer.status === 204) {
     res.status(204).end();
     return;

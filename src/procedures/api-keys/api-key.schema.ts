@@ -13,6 +13,13 @@ export const apiKeyOutput = z
     expiresAt: timestampOutput('2027-11-20T00:00:00.000Z').nullable().meta({ description: 'Null: never expires.' }),
     revokedAt: timestampOutput('2026-12-01T11:00:00.000Z').nullable().meta({ description: 'Null while the key works.', examples: [null] }),
     lastUsedAt: timestampOutput('2026-11-26T09:30:00.000Z').nullable().meta({ description: 'Recorded at most once a minute.' }),
+    previousSecret: z
+      .strictObject({
+        prefix: z.string().meta({ description: 'The first 12 characters of the replaced secret.', examples: ['wsk_3Hf8LqZw'] }),
+        expiresAt: timestampOutput('2026-11-27T09:30:00.000Z').meta({ description: 'When the replaced secret stops working.' }),
+      })
+      .nullable()
+      .meta({ description: 'The secret apiKeys.roll replaced, while it still works; null when there is none or its overlap has ended.', examples: [null] }),
   })
   .meta({ description: 'An API key of the workspace, without its secret.' });
 
@@ -25,5 +32,15 @@ export const apiKeyCreatedOutput = apiKeyOutput
     key: z.string().meta({ description: 'The secret (wsk_ and 40 base62 characters): shown only here.', examples: ['wsk_7Qm2XcLpR4tVb9NzK3sH8dWfY6jA1eGuM01ElStO'] }),
   })
   .meta({ description: 'A new API key with its secret, shown only in this answer.' });
+
+/** apiKeys.roll: the listing, the new secret (answered this once) and the end of the replaced one. */
+export const apiKeyRolledOutput = apiKeyOutput
+  .extend({
+    key: apiKeyCreatedOutput.shape.key,
+    previousSecretExpiresAt: timestampOutput('2026-11-27T09:30:00.000Z')
+      .nullable()
+      .meta({ description: 'Until when the replaced secret also works; null when it stopped at once (expirePreviousInSeconds 0).' }),
+  })
+  .meta({ description: 'A rolled API key with its new secret, shown only in this answer.' });
 
 export const apiKeyListOutput = z.array(apiKeyOutput).meta({ description: "The workspace's API keys, newest first." });

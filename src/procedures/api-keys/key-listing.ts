@@ -13,5 +13,6 @@ export function toKeyListing(key: ApiKeyListing): ApiKeyOutput {
     expiresAt: key.expiresAt,
     revokedAt: key.revokedAt,
     lastUsedAt: key.lastUsedAt,
+    previousSecret: key.previousSecret,
   };
 }

@@ -8,7 +8,7 @@ import { webhookHostProblem, webhookUrlProblem } from '../../webhooks/url-safety
 import type { EndpointOwner } from '../../db/webhooks';
 import { enumOf, listOf, storable, text, withKind } from '../shared/fields';
 import { expected, expectedLength } from '../shared/expected';
-import { deletedOutput, idOutput, textOutput, timestampOutput } from '../shared/output-fields';
+import { deletedOutput, idOutput, integerOutput, textOutput, timestampOutput } from '../shared/output-fields';
 
 /** A workspace's endpoints are few by design; more is a 409 naming the limit. */
 export const MAX_ENDPOINTS_PER_WORKSPACE = 20;
@@ -95,6 +95,22 @@ const endpointFields = {
 
 /** A webhook endpoint as the API answers it (src/db/webhooks): never its signing secret. */
 export const endpointOutput = z.strictObject(endpointFields).meta({ description: 'A webhook endpoint, without its signing secret.' });
+
+/** An endpoint's delivery figures (src/db/webhooks/endpoint-stats.ts), shown by webhooks.getAll and getById. */
+const deliveryStatsOutput = z
+  .strictObject({
+    lastAttemptAt: timestampOutput('2026-12-10T15:00:01.000Z').nullable().meta({ description: 'When the latest delivery attempt (or redelivery) was made; null before any.' }),
+    lastStatus: z.enum(['succeeded', 'failed']).nullable().meta({ description: 'Whether that attempt was answered 2xx; null before any.', examples: ['succeeded'] }),
+    lastStatusCode: integerOutput(200).nullable().meta({ description: "That attempt's HTTP status; null when no answer came, or before any." }),
+    attempts24h: integerOutput(120).min(0).meta({ description: 'Delivery attempts in the last 24 hours (by the hour).' }),
+    successRate24h: z.number().min(0).max(1).nullable().meta({ description: 'The share of those answered 2xx, 0 to 1; null without attempts.', examples: [0.975] }),
+  })
+  .meta({ description: "The endpoint's latest delivery attempt and its last 24 hours (test events are not counted)." });
+
+/** webhooks.getAll and getById: an endpoint with its delivery figures. */
+export const endpointWithStatsOutput = z
+  .strictObject({ ...endpointFields, deliveryStats: deliveryStatsOutput })
+  .meta({ description: 'A webhook endpoint, without its signing secret, with its delivery figures.' });
 
 const secretOutput = z
   .string()

@@ -234,6 +234,15 @@ export const CASES: Record<string, Case> = {
     what: 'key, cache-change NOTIFY',
     input: async () => ({ id: (await call<{ id: string }>('apiKeys.create', { name: unique('key'), scopes: ['leads.read'] })).id }),
   },
+  'apiKeys.roll': {
+    // Rolled once already, so the older previous secret is removed too: the full work.
+    what: 'key locked, older previous secret removed, new secret, key, cache-change NOTIFY',
+    input: async () => {
+      const { id } = await call<{ id: string }>('apiKeys.create', { name: unique('key'), scopes: ['leads.read'] });
+      await call('apiKeys.roll', { id, expirePreviousInSeconds: 60 });
+      return { id, expirePreviousInSeconds: 60 };
+    },
+  },
   'clients.create': {
     what: 'contact check, client, events, webhook deliveries',
     input: async () => ({
@@ -446,6 +455,20 @@ export const CASES: Record<string, Case> = {
   'webhooks.delete': {
     what: 'endpoint (one statement, no transaction)',
     input: async () => ({ id: (await newEndpoint()).id }),
+  },
+  'webhooks.redeliver': {
+    // A range of one event (the lead.created of the lead made here): what every range pays, then one chunk.
+    what: 'endpoint and owner key, start of the range, one chunk of deliveries (each its own statement, no transaction)',
+    input: async () => {
+      const { id } = await newEndpoint();
+      await newLead();
+      return { id, since: new Date(Date.now() - 60_000) };
+    },
+  },
+  'webhooks.sendTestEvent': {
+    // Writes nothing: a POST for its outbound request. Port 9 on loopback refuses at once.
+    what: 'endpoint URL and secrets; nothing written',
+    input: async () => ({ id: (await call<{ id: string }>('webhooks.create', { url: 'http://127.0.0.1:9/hooks', events: ['lead.created'] })).id }),
   },
   'webhooks.rotateSecret': {
     what: 'endpoint (one statement, no transaction)',

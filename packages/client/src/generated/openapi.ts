@@ -1175,8 +1175,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A page of the workspace's webhook endpoints, newest first (never their secrets).
-         * @description A page of the workspace's webhook endpoints, newest first (never their secrets).
+         * A page of the workspace's webhook endpoints, newest first (never their secrets), each with its last delivery status and 24-hour success rate.
+         * @description A page of the workspace's webhook endpoints, newest first (never their secrets), each with its last delivery status and 24-hour success rate.
          *
          *     **Required scope:** `webhooks.read`
          */
@@ -1197,8 +1197,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * One webhook endpoint by id (never its secret).
-         * @description One webhook endpoint by id (never its secret).
+         * One webhook endpoint by id (never its secret), with its last delivery status and 24-hour success rate.
+         * @description One webhook endpoint by id (never its secret), with its last delivery status and 24-hour success rate.
          *
          *     **Required scope:** `webhooks.read`
          */
@@ -1315,6 +1315,50 @@ export interface paths {
         get: operations["webhooks.getDeliveries"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/rpc/webhooks.redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Queues events for delivery to an endpoint again (the given eventIds, all or none, or every event since a time that it is subscribed to and may read): same event ids, freshly signed, recorded as new attempts. Counts as 10 calls against the rate limit.
+         * @description Queues events for delivery to an endpoint again (the given eventIds, all or none, or every event since a time that it is subscribed to and may read): same event ids, freshly signed, recorded as new attempts. Counts as 10 calls against the rate limit.
+         *
+         *     **Required scope:** `webhooks.update`
+         */
+        post: operations["webhooks.redeliver"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/rpc/webhooks.sendTestEvent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sends a signed test event to an endpoint now (ping, or a sample of the given type with fake data and test: true), through the same URL checks as every delivery, and answers what the receiver answered. Not recorded as a delivery; counts as 10 calls against the rate limit.
+         * @description Sends a signed test event to an endpoint now (ping, or a sample of the given type with fake data and test: true), through the same URL checks as every delivery, and answers what the receiver answered. Not recorded as a delivery; counts as 10 calls against the rate limit.
+         *
+         *     **Required scope:** `webhooks.update`
+         */
+        post: operations["webhooks.sendTestEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4756,8 +4800,71 @@ export interface components {
         };
         /** @description A page of the workspace's webhook endpoints, newest first. */
         "webhooks.getAll.output": {
-            data: components["schemas"]["WebhookEndpoint"][];
+            data: components["schemas"]["webhooks.getById.output"][];
             pagination: components["schemas"]["Pagination"];
+        };
+        /** @description A webhook endpoint, without its signing secret, with its delivery figures. */
+        "webhooks.getById.output": {
+            /** @example wh_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+            /**
+             * Format: uri
+             * @example https://hooks.example.com/workspace
+             */
+            url: string;
+            description: string | null;
+            /**
+             * @description Event types, or ["*"] for every type the endpoint's owner may read.
+             * @example [
+             *       "invoice.sent",
+             *       "invoice.paid"
+             *     ]
+             */
+            events: ("*" | "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "lead.restored" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.restored" | "contact.erased" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "task.restored" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.restored" | "webhook.disabled" | "import.completed" | "import.failed")[];
+            /** @example true */
+            enabled: boolean;
+            /**
+             * @description Why the service disabled it (failing for days); null otherwise.
+             * @example null
+             */
+            disabledReason: string | null;
+            /**
+             * @description Since when every attempt has failed; null while it answers.
+             * @example null
+             */
+            failingSince: Date | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-20T14:05:00.000Z
+             */
+            createdAt: Date;
+            /**
+             * Format: date-time
+             * @example 2026-11-26T09:30:00.000Z
+             */
+            updatedAt: Date;
+            /** @description The endpoint's latest delivery attempt and its last 24 hours (test events are not counted). */
+            deliveryStats: {
+                /** @description When the latest delivery attempt (or redelivery) was made; null before any. */
+                lastAttemptAt: Date | null;
+                /**
+                 * @description Whether that attempt was answered 2xx; null before any.
+                 * @example succeeded
+                 */
+                lastStatus: ("succeeded" | "failed") | null;
+                /** @description That attempt's HTTP status; null when no answer came, or before any. */
+                lastStatusCode: number | null;
+                /**
+                 * @description Delivery attempts in the last 24 hours (by the hour).
+                 * @example 120
+                 */
+                attempts24h: number;
+                /**
+                 * @description The share of those answered 2xx, 0 to 1; null without attempts.
+                 * @example 0.975
+                 */
+                successRate24h: number | null;
+            };
         };
         /** @description A new webhook endpoint with its signing secret, shown only in this answer. */
         "webhooks.create.output": {
@@ -4865,6 +4972,36 @@ export interface components {
             data: components["schemas"]["WebhookDelivery"][];
             pagination: components["schemas"]["Pagination"];
         };
+        /** @description How many of the events were queued for delivery again. */
+        "webhooks.redeliver.output": {
+            /**
+             * @description How many deliveries were queued.
+             * @example 42
+             */
+            queued: number;
+        };
+        /** @description What the receiver answered to the test event. */
+        "webhooks.sendTestEvent.output": {
+            /**
+             * @description Whether the receiver answered 2xx within the timeout.
+             * @example true
+             */
+            succeeded: boolean;
+            /** @description The receiver's HTTP status; null when no answer came. */
+            statusCode: number | null;
+            /** @example 87 */
+            durationMs: number;
+            /**
+             * @description The start of the receiver's answer (1 KiB at most), if any.
+             * @example ok
+             */
+            responseExcerpt: string | null;
+            /**
+             * @description What broke the exchange (a timeout, a refused connection); null when the receiver answered.
+             * @example null
+             */
+            error: string | null;
+        };
         /** @description A page of the workspace's import jobs, newest first. */
         "imports.getAll.output": {
             data: components["schemas"]["Import"][];
@@ -4899,7 +5036,6 @@ export interface components {
         "invoices.void.output": components["schemas"]["Invoice"];
         "invoices.restore.output": components["schemas"]["Invoice"];
         "orgMembers.getById.output": components["schemas"]["OrgMember"];
-        "webhooks.getById.output": components["schemas"]["WebhookEndpoint"];
         "webhooks.update.output": components["schemas"]["WebhookEndpoint"];
         "imports.getById.output": components["schemas"]["Import"];
         "imports.cancel.output": components["schemas"]["Import"];
@@ -5517,6 +5653,25 @@ export interface components {
             /** @default 1 */
             page: number;
             pageSize?: number;
+        };
+        "webhooks.redeliver.input": {
+            /** @example wh_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+            eventIds?: string[];
+            /**
+             * Format: date-time
+             * @example 2026-12-03T10:00:00Z
+             */
+            since?: Date | string;
+        };
+        "webhooks.sendTestEvent.input": {
+            /** @example wh_3kTMd9VbX2qLr7NwY5pHcZ */
+            id: string;
+            /**
+             * @description The type of the sample to send; "ping" (no type) when absent.
+             * @enum {string}
+             */
+            type?: "lead.created" | "lead.updated" | "lead.status_changed" | "lead.assigned" | "lead.call_logged" | "lead.converted" | "lead.deleted" | "lead.restored" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.restored" | "contact.erased" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "task.created" | "task.updated" | "task.completed" | "task.deleted" | "task.restored" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.restored" | "webhook.disabled" | "import.completed" | "import.failed";
         };
         "imports.getById.input": {
             /** @example imp_3kTMd9VbX2qLr7NwY5pHcZ */
@@ -15249,7 +15404,14 @@ export interface operations {
                      *                 "disabledReason": null,
                      *                 "failingSince": null,
                      *                 "createdAt": "2026-11-20T14:05:00.000Z",
-                     *                 "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *                 "updatedAt": "2026-11-26T09:30:00.000Z",
+                     *                 "deliveryStats": {
+                     *                   "lastAttemptAt": "2026-12-10T15:00:01.000Z",
+                     *                   "lastStatus": "succeeded",
+                     *                   "lastStatusCode": 200,
+                     *                   "attempts24h": 120,
+                     *                   "successRate24h": 0.975
+                     *                 }
                      *               }
                      *             ],
                      *             "pagination": {
@@ -15267,6 +15429,9 @@ export interface operations {
                      *                 "Date"
                      *               ],
                      *               "data.0.updatedAt": [
+                     *                 "Date"
+                     *               ],
+                     *               "data.0.deliveryStats.lastAttemptAt": [
                      *                 "Date"
                      *               ]
                      *             },
@@ -15401,7 +15566,14 @@ export interface operations {
                      *             "disabledReason": null,
                      *             "failingSince": null,
                      *             "createdAt": "2026-11-20T14:05:00.000Z",
-                     *             "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *             "updatedAt": "2026-11-26T09:30:00.000Z",
+                     *             "deliveryStats": {
+                     *               "lastAttemptAt": "2026-12-10T15:00:01.000Z",
+                     *               "lastStatus": "succeeded",
+                     *               "lastStatusCode": 200,
+                     *               "attempts24h": 120,
+                     *               "successRate24h": 0.975
+                     *             }
                      *           },
                      *           "meta": {
                      *             "values": {
@@ -15409,6 +15581,9 @@ export interface operations {
                      *                 "Date"
                      *               ],
                      *               "updatedAt": [
+                     *                 "Date"
+                     *               ],
+                     *               "deliveryStats.lastAttemptAt": [
                      *                 "Date"
                      *               ]
                      *             },
@@ -16394,6 +16569,355 @@ export interface operations {
             };
             /** @description `NOT_FOUND`: A referenced record does not exist in this workspace. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`: The key's requests per minute are used up, or its client address failed to authenticate too often; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /**
+                     * @description The quota (draft-ietf-httpapi-ratelimit-headers): `"key";q=<requests>;w=60` per API key or playground token (by tier: FREE 60, PRO 600, BUSINESS 1200 a minute), or `"auth";q=<failures>;w=60` for failed authentications from one client address.
+                     * @example "key";q=1200;w=60
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description What remains: `r` requests of the quota, `t` seconds until it resets.
+                     * @example "key";r=0;t=30
+                     */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR`: Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The database cannot be reached; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+        };
+    };
+    "webhooks.redeliver": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same body within 24 hours replays the first answer (status and body, with `Idempotent-Replayed: true`) without acting again; with another body or procedure it is a 422; while the first call with the key is still running, a 409. Keys belong to the API key that sent them. Validation failures (400) and server errors are not kept.
+                 * @example 6f1c2c1e-8f7a-4d0e-9f55-2b1f3a9c7d10
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "json": {
+                 *         "id": "wh_3kTMd9VbX2qLr7NwY5pHcZ",
+                 *         "since": "2026-12-03T10:00:00Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    json: components["schemas"]["webhooks.redeliver.input"];
+                    meta?: components["schemas"]["SuperjsonMeta"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: the output in the envelope. */
+            200: {
+                headers: {
+                    /** @description `true` when this answer is the stored answer to an earlier call with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "data": {
+                     *           "json": {
+                     *             "queued": 42
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: {
+                                /** @description The output of the procedure. */
+                                json: components["schemas"]["webhooks.redeliver.output"];
+                                meta?: components["schemas"]["SuperjsonMeta"];
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `BAD_REQUEST`: The input failed validation (`issues` names the fields), or the envelope is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or malformed Authorization header, or an invalid, expired or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `FORBIDDEN`: The workspace is not on the maximum tier, the endpoint is not exposed, or the key lacks the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `NOT_FOUND`: A referenced record does not exist in this workspace. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `CONFLICT`: The record is not in a state that allows the change, or a call with the same `Idempotency-Key` is still in progress (retry). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as `Content-Type: application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNPROCESSABLE_CONTENT`: The `Idempotency-Key` was already used for another request (another body or procedure). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`: The key's requests per minute are used up, or its client address failed to authenticate too often; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /**
+                     * @description The quota (draft-ietf-httpapi-ratelimit-headers): `"key";q=<requests>;w=60` per API key or playground token (by tier: FREE 60, PRO 600, BUSINESS 1200 a minute), or `"auth";q=<failures>;w=60` for failed authentications from one client address.
+                     * @example "key";q=1200;w=60
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description What remains: `r` requests of the quota, `t` seconds until it resets.
+                     * @example "key";r=0;t=30
+                     */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR`: Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The database cannot be reached; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+        };
+    };
+    "webhooks.sendTestEvent": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same body within 24 hours replays the first answer (status and body, with `Idempotent-Replayed: true`) without acting again; with another body or procedure it is a 422; while the first call with the key is still running, a 409. Keys belong to the API key that sent them. Validation failures (400) and server errors are not kept.
+                 * @example 6f1c2c1e-8f7a-4d0e-9f55-2b1f3a9c7d10
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "json": {
+                 *         "id": "wh_3kTMd9VbX2qLr7NwY5pHcZ"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    json: components["schemas"]["webhooks.sendTestEvent.input"];
+                    meta?: components["schemas"]["SuperjsonMeta"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: the output in the envelope. */
+            200: {
+                headers: {
+                    /** @description `true` when this answer is the stored answer to an earlier call with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "data": {
+                     *           "json": {
+                     *             "succeeded": true,
+                     *             "statusCode": 200,
+                     *             "durationMs": 87,
+                     *             "responseExcerpt": "ok",
+                     *             "error": null
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: {
+                                /** @description The output of the procedure. */
+                                json: components["schemas"]["webhooks.sendTestEvent.output"];
+                                meta?: components["schemas"]["SuperjsonMeta"];
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `BAD_REQUEST`: The input failed validation (`issues` names the fields), or the envelope is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or malformed Authorization header, or an invalid, expired or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `FORBIDDEN`: The workspace is not on the maximum tier, the endpoint is not exposed, or the key lacks the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `NOT_FOUND`: A referenced record does not exist in this workspace. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `CONFLICT`: The record is not in a state that allows the change, or a call with the same `Idempotency-Key` is still in progress (retry). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as `Content-Type: application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcError"];
+                };
+            };
+            /** @description `UNPROCESSABLE_CONTENT`: The `Idempotency-Key` was already used for another request (another body or procedure). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -62,6 +62,8 @@ export const procedureMethods = {
   'webhooks.rotateSecret': 'POST',
   'webhooks.delete': 'POST',
   'webhooks.getDeliveries': 'GET',
+  'webhooks.redeliver': 'POST',
+  'webhooks.sendTestEvent': 'POST',
   'imports.getById': 'GET',
   'imports.getAll': 'GET',
   'imports.cancel': 'POST',

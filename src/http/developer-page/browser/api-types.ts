@@ -22,14 +22,30 @@ export interface KeyView {
   expiresAt: string | null;
   lastUsedAt: string | null;
   revokedAt: string | null;
+  /** The secret a roll replaced, while it still works. */
+  previousSecret: { prefix: string; expiresAt: string } | null;
 }
 
 export interface KeysAnswer {
   keys: KeyView[];
 }
 
+/** GET /developer/api/keys/:id/requests: apiKeys.getRequests' page, dates as ISO strings. */
+export interface KeyRequestsAnswer {
+  requests: {
+    id: string; at: string; method: string; procedure: string; status: number; errorCode: string | null;
+    durationMs: number; requestId: string; clientAddress: string | null;
+  }[];
+  nextCursor: string | null;
+}
+
 export interface CreatedKeyAnswer {
   key: KeyView & { secret: string };
+}
+
+/** POST /developer/api/keys/:id/roll. */
+export interface RolledKeyAnswer {
+  key: KeyView & { secret: string; previousSecretExpiresAt: string | null };
 }
 
 export interface Deprecation {

@@ -4,11 +4,14 @@
  * and the live feed of the workspace's events (started with each test token; feed.ts). DOM built
  * with textContent only (the CSP has no 'unsafe-inline', and nothing the server sends is parsed as HTML).
  */
-import type { CreatedKeyAnswer, ErrorBody, KeysAnswer, KeyView, Me, PlaygroundToken, Procedure, ProcedureGroup, ProceduresAnswer, ScopeResource } from './api-types';
+import type { CreatedKeyAnswer, ErrorBody, RolledKeyAnswer, KeysAnswer, KeyView, Me, PlaygroundToken, Procedure, ProcedureGroup, ProceduresAnswer, ScopeResource } from './api-types';
 import * as superjsonView from './decode';
 import { $, el, messageOf, show } from './dom';
 import * as liveFeed from './feed';
+import * as keyRoll from './key-roll';
+import * as webhookTools from './webhook-tools';
 import * as scopePicker from './scopes';
+import { requestsButton, wireRequestLog } from './request-log';
 import type { Level } from './scopes';
 
 const SESSION_KEY = 'workspace-api.member-session';
@@ -67,6 +70,7 @@ async function signIn(session: string): Promise<void> {
   show('keys-section', true);
   show('playground', true);
   show('live-feed', true);
+  show('webhooks-section', true);
   const notices: string[] = [];
   if (!me.developer) notices.push('You can see the keys; creating and revoking them needs the DEVELOPER permission.');
   if (!me.developerApi) notices.push('This workspace lacks the DEVELOPER_API feature: keys cannot be created and test tokens are refused.');
@@ -80,6 +84,7 @@ function signOut(): void {
   sessionStorage.removeItem(SESSION_KEY);
   state.session = null; state.me = null; state.token = null;
   liveFeed.stop();
+  webhookTools.stop();
   location.reload();
 }
 
@@ -105,8 +110,12 @@ function keyRow(key: KeyView): HTMLTableRowElement {
   tr.appendChild(el('td', null, key.lastUsedAt ? formatDate(key.lastUsedAt) : 'never'));
   const expired = !!key.expiresAt && Date.parse(key.expiresAt) <= Date.now();
   const status = key.revokedAt ? 'revoked ' + formatDate(key.revokedAt) : expired ? 'expired' : 'active';
-  tr.appendChild(el('td', 'status ' + (key.revokedAt || expired ? 'off' : 'on'), status));
+  const statusCell = tr.appendChild(el('td', 'status ' + (key.revokedAt || expired ? 'off' : 'on'), status));
+  const previous = keyRoll.previousSecretNote(key, formatDate);
+  if (previous) statusCell.appendChild(previous);
   const actions = el('td');
+  if (!key.revokedAt && !expired && state.me && state.me.developer && state.me.developerApi) actions.appendChild(keyRoll.rollControl(key, rollDeps));
+  actions.appendChild(requestsButton(key, (path) => api(path)));
   if (!key.revokedAt && state.me && state.me.developer && state.me.developerApi) {
     const button = el('button', 'danger small', 'Revoke');
     button.type = 'button';
@@ -124,6 +133,12 @@ function keyRow(key: KeyView): HTMLTableRowElement {
 }
 
 function alertIn(id: string, message: string): void { $(id).textContent = message; show(id, true); }
+const rollDeps: keyRoll.RollDeps = {
+  post: (path, body) => api<RolledKeyAnswer>(path, { method: 'POST', body }),
+  formatDate,
+  reload: loadKeys,
+  alert: (message) => alertIn('keys-notice', message),
+};
 
 function renderPicker(picker: Picker): void { scopePicker.render($(picker.container), state.resources, picker.name, picker.initial); }
 function chosenScopes(picker: Picker): string[] { return scopePicker.chosen($(picker.container), state.resources); }
@@ -138,6 +153,7 @@ async function createKey(event: Event): Promise<void> {
     const created = await api<CreatedKeyAnswer>('/keys', { method: 'POST', body });
     $('new-secret-value').textContent = created.key.secret;
     $('copy-secret').textContent = 'Copy';
+    show('new-secret-note', false);
     show('new-secret', true);
     $('create-key-form', HTMLFormElement).reset();
     renderPicker(KEY_PICKER);
@@ -234,6 +250,7 @@ async function getToken(): Promise<void> {
   state.token = token;
   $('token-status').textContent = 'Test token ready, valid until ' + formatDate(token.expiresAt) + '. Scopes: ' + token.scopes.join(', ');
   liveFeed.start(token);
+  webhookTools.start(token);
 }
 
 function shellQuote(s: string): string { return "'" + s.replace(/'/g, "'\\''") + "'"; }
@@ -334,6 +351,8 @@ document.addEventListener('DOMContentLoaded', () => {
   $('procedure-select').addEventListener('change', selectProcedure);
   $('get-token').addEventListener('click', guard(getToken, 'token-error'));
   $('send').addEventListener('click', guard(send, 'send-error'));
+  webhookTools.init();
+  wireRequestLog();
   const saved = sessionStorage.getItem(SESSION_KEY);
   if (saved) signIn(saved).catch(() => { sessionStorage.removeItem(SESSION_KEY); });
 });

@@ -1,0 +1,95 @@
+import { openBenchDatabase, openLargeWorkspace, createBenchKey, ensureWorkspace, postgresVersion, sampleOf, writesWorkspaceId, DEFAULT_BENCH_URL, LARGE_WORKSPACE } from './lib/dataset';
+import { startServer, buildService, runCannon, serviceEnv, serviceArgs, postmasterOf } from './lib/processes';
+import { machineLine, median } from './lib/report';
+import type { CannonResult } from './lib/cannon';
+
+// `npx tsx bench/request-log.ts [--rounds 3] [--quick]`: what each key's request log (issue 52)
+// costs leads.getById and leads.create at 50 connections: the same build with REQUEST_LOG=on
+// (every request recorded and written by the background writer to the same database) against
+// REQUEST_LOG=off. The servers take turns, the order reversed every other round; medians, and
+// each round's pair as a ratio (cancels the machine's drift between rounds).
+// `--quick`: a 10,000-lead workspace (loaded on first use) instead of the million-lead one, 2 s + 5 s cases.
+const arg = (name: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
+const quick = process.argv.includes('--quick');
+const rounds = Number(arg('--rounds') ?? 3);
+const url = process.env.BENCH_DATABASE_URL ?? DEFAULT_BENCH_URL;
+const CONNECTIONS = 50;
+const TIMING = quick ? { warmupSeconds: 2, seconds: 5 } : { warmupSeconds: 3, seconds: 8 };
+const QUICK_WORKSPACE = 'bench request log reads 10000';
+const CASES = ['leads.getById', 'leads.create'] as const;
+
+async function workspace() {
+  if (!quick) return openLargeWorkspace(url);
+  const db = await openBenchDatabase(url);
+  try {
+    const { orgId } = await ensureWorkspace(db, QUICK_WORKSPACE, 10_000);
+    return { orgId, key: await createBenchKey(db, orgId), sample: await sampleOf(db, orgId), pgVersion: await postgresVersion(db) };
+  } finally {
+    await db.destroy();
+  }
+}
+
+async function main(): Promise<void> {
+  const { key, sample, pgVersion } = await workspace();
+  const benchDb = await openBenchDatabase(url);
+  const postmasterPid = postmasterOf(Number((await benchDb.raw('select pg_backend_pid() as pid')).rows[0].pid));
+  // Creates go to a workspace of their own, so the read workspace keeps its size between runs.
+  const writesKey = await createBenchKey(benchDb, await writesWorkspaceId(benchDb, 'bench request log writes'));
+  const rowsBefore = Number((await benchDb.raw('select count(*) as n from api_key_requests')).rows[0].n);
+  const ours = buildService();
+  const input = encodeURIComponent(JSON.stringify({ json: { id: sample.leadId } }));
+  const runTag = Date.now().toString(36);
+  const servers = [
+    { name: 'log off', env: { ...serviceEnv(url), REQUEST_LOG: 'off' } },
+    { name: 'log on', env: { ...serviceEnv(url), REQUEST_LOG: 'on' } },
+  ];
+  const results = new Map<string, CannonResult[]>(servers.flatMap((s) => CASES.map((c) => [`${s.name} ${c}`, []])));
+  const jobOf = (baseUrl: string, name: (typeof CASES)[number], round: number, server: string) => {
+    const headers = { Authorization: `Bearer ${key}` };
+    if (name === 'leads.getById') return { url: `${baseUrl}/api/v1/rpc/leads.getById?input=${input}`, headers };
+    const bodies = Array.from({ length: 5000 }, (_, i) => JSON.stringify({ json: { name: `Request log bench ${runTag} ${round} ${server} ${i}`, phone: `+4477${String(i).padStart(8, '0')}` } }));
+    return { url: `${baseUrl}/api/v1/rpc/leads.create`, method: 'POST' as const, headers: { Authorization: `Bearer ${writesKey}`, 'content-type': 'application/json' }, bodies };
+  };
+  for (let round = 1; round <= rounds; round++) {
+    for (const s of round % 2 === 0 ? [...servers].reverse() : servers) {
+      const server = await startServer(s.name, serviceArgs(ours), s.env);
+      try {
+        for (const name of CASES) {
+          const result = await runCannon({ ...jobOf(server.baseUrl, name, round, s.name), connections: CONNECTIONS, ...TIMING }, server.pid, postmasterPid);
+          if (result.errors + result.non2xx > 0) throw new Error(`${s.name} ${name}: ${result.errors} errors, ${result.non2xx} non-2xx`);
+          results.get(`${s.name} ${name}`)!.push(result);
+          process.stderr.write(`round ${round} ${s.name} ${name}: ${Math.round(result.rps)} req/s, ${result.serverCpuUsPerRequest} us/request\n`);
+        }
+      } finally {
+        await server.stop();
+      }
+    }
+  }
+  const rowsAfter = Number((await benchDb.raw('select count(*) as n from api_key_requests')).rows[0].n);
+  await benchDb.destroy();
+  const rps = (label: string) => median(results.get(label)!.map((r) => r.rps));
+  const cpu = (label: string) => median(results.get(label)!.map((r) => r.serverCpuUsPerRequest ?? NaN));
+  const paired = (a: string, b: string) => {
+    const each = results.get(a)!.map((r, i) => r.rps / results.get(b)![i]!.rps);
+    return `${median(each).toFixed(2)}x (rounds ${each.map((e) => e.toFixed(2)).join(', ')})`;
+  };
+  const lines = [
+    `${machineLine(pgVersion)}; ${quick ? QUICK_WORKSPACE : LARGE_WORKSPACE}; ${rounds} rounds taking turns, ${CONNECTIONS} connections, ${TIMING.warmupSeconds} s warm-up and ${TIMING.seconds} s counted each; medians.`,
+    '',
+    '| server | case | req/s (each round) | median req/s | median server CPU µs/request |',
+    '|---|---|---|---:|---:|',
+    ...servers.flatMap((s) => CASES.map((c) => `${s.name} ${c}`).map((label) => {
+      const [server, ...rest] = [label.split(' ').slice(0, 2).join(' '), label.split(' ').slice(2).join(' ')];
+      return `| ${server} | ${rest.join('')} | ${results.get(label)!.map((r) => Math.round(r.rps)).join(', ')} | ${Math.round(rps(label))} | ${cpu(label)} |`;
+    })),
+    '',
+    ...CASES.map((c) => `- ${c}, log on / off: **${(rps(`log on ${c}`) / rps(`log off ${c}`)).toFixed(2)}x** (target >= 0.95); paired by round ${paired(`log on ${c}`, `log off ${c}`)}; server CPU per request ${(cpu(`log on ${c}`) / cpu(`log off ${c}`)).toFixed(2)}x`),
+    `- request log rows written during the run: ${rowsAfter - rowsBefore}`,
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+main().catch((err) => {
+  process.stderr.write(`${(err as Error).stack}\n`);
+  process.exit(1);
+});
