@@ -1,6 +1,7 @@
 import type { Db } from '../db/knex';
 import type { Logger } from '../logger';
 import * as eventsQueries from '../db/events';
+import { purgeStaleHours } from '../db/webhooks/endpoint-stats';
 import { deleteInBatches, startPeriodicJob, type PeriodicJob } from '../server/periodic-job';
 
 const DAY_MS = 86_400_000;
@@ -19,8 +20,10 @@ export async function purgeExpiredEvents(
 }
 
 /**
- * Purges at start and then every `intervalMs` (an hour). Both the API and the worker processes run
- * it: concurrent purges only delete the same old rows, and whichever runs keeps the table bounded.
+ * Purges at start and then every `intervalMs` (an hour): the expired events, then the endpoints'
+ * hourly delivery figures that no read needs any more (src/db/webhooks/endpoint-stats.ts). Both
+ * the API and the worker processes run it: concurrent purges only delete the same old rows, and
+ * whichever runs keeps the tables bounded.
  * A failed purge (database down) is logged and tried again at the next interval.
  */
 export function startEventsRetention(options: { db: Db; logger: Logger; retentionDays: number; intervalMs?: number; batchSize?: number }): PeriodicJob {
@@ -29,7 +32,8 @@ export function startEventsRetention(options: { db: Db; logger: Logger; retentio
     intervalMs,
     runAtStart: true,
     run: (shouldStop) => purgeExpiredEvents(db, retentionDays, { batchSize, shouldStop })
-      .then((deleted) => logger.debug({ deleted, retentionDays }, 'expired events purged'))
+      .then(async (deleted) => ({ deleted, staleHours: await purgeStaleHours(db) }))
+      .then((purged) => logger.debug({ ...purged, retentionDays }, 'expired events purged'))
       .catch((err: unknown) => logger.warn({ err }, 'could not purge expired events')),
   });
 }

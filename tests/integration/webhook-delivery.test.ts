@@ -1,7 +1,7 @@
 import { failsAfterEvent } from '../helpers/failing-write';
 import { createTestContext, createTestDb } from '../helpers/test-app';
 import { createKey, createWorkspace } from '../helpers/factories';
-import { rpcPost, resultOf } from '../helpers/rpc';
+import { rpcGet, rpcPost, resultOf } from '../helpers/rpc';
 import { until } from '../helpers/poll';
 import { deliveriesOf, insertEndpoint, startReceiver, startTestWorker, type Receiver } from '../helpers/webhook-fixtures';
 import { createRegistry } from '../../src/rpc/registry';
@@ -221,5 +221,32 @@ describe('events retention', () => {
     expect(await ctx.db('webhook_delivery_attempts').where({ org_id: ws.org.id, delivery_id: oldDelivery.id })).toHaveLength(0);
     expect(await ctx.db('events').where({ org_id: ws.org.id, id: recent!.id })).toHaveLength(1);
     expect(await ctx.db('webhook_deliveries').where({ org_id: ws.org.id, endpoint_id: endpoint.id, event_id: recent!.id })).toHaveLength(1);
+  });
+
+  it("also deletes the endpoints' hourly figures no read needs: older than a day and not the endpoint's latest", async () => {
+    const ws = await createWorkspace(ctx.db);
+    const busy = await insertEndpoint(ctx.db, { orgId: ws.org.id, ownerKeyId: ws.keyId, url: 'https://hooks.example.com/busy' });
+    const idle = await insertEndpoint(ctx.db, { orgId: ws.org.id, ownerKeyId: ws.keyId, url: 'https://hooks.example.com/idle' });
+    const hoursAgo = (n: number) => new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000 - n * 3_600_000);
+    const hour = (endpointId: string, ago: number, attempts: number, statusCode: number) => ({
+      org_id: ws.org.id, endpoint_id: endpointId, hour: hoursAgo(ago), attempts, succeeded: statusCode < 300 ? attempts : 0,
+      last_attempt_at: hoursAgo(ago), last_status_code: statusCode, last_succeeded: statusCode < 300,
+    });
+    await ctx.db('webhook_endpoint_hours').insert([
+      hour(busy.id, 50, 5, 500), hour(busy.id, 30, 2, 500), hour(busy.id, 2, 3, 200),
+      // An endpoint last called three days ago: its latest row still says when, and how it went.
+      hour(idle.id, 80, 1, 200), hour(idle.id, 72, 4, 410),
+    ]);
+
+    const retention = startEventsRetention({ db: ctx.db, logger: createLogger('silent'), retentionDays: 1000 });
+    const kept = async () => (await ctx.db('webhook_endpoint_hours').where({ org_id: ws.org.id })).length === 2;
+    expect(await until(kept, 10_000)).toBe(true);
+    await retention.stop();
+
+    const rows = await ctx.db('webhook_endpoint_hours').where({ org_id: ws.org.id }).orderBy('endpoint_id').select('endpoint_id', 'hour');
+    expect(rows.map((r) => [r.endpoint_id, r.hour.getTime()]).sort()).toEqual([[busy.id, hoursAgo(2).getTime()], [idle.id, hoursAgo(72).getTime()]].sort());
+    const shown = async (id: string) => resultOf(await rpcGet(ctx.app, 'webhooks.getById', { id }, ws.key)).deliveryStats;
+    expect(await shown(busy.id)).toEqual({ lastAttemptAt: hoursAgo(2), lastStatus: 'succeeded', lastStatusCode: 200, attempts24h: 3, successRate24h: 1 });
+    expect(await shown(idle.id)).toEqual({ lastAttemptAt: hoursAgo(72), lastStatus: 'failed', lastStatusCode: 410, attempts24h: 0, successRate24h: null });
   });
 });

@@ -1,4 +1,5 @@
 import type { Db } from '../knex';
+import { acrossWorkspaces } from '../across-workspaces';
 import { TABLES } from '../tables';
 
 /** An endpoint's delivery figures, as webhooks.getAll and getById show them. */
@@ -46,6 +47,26 @@ export async function statsOf(db: Db, orgId: string, endpointIds: readonly strin
     });
   }
   return stats;
+}
+
+/**
+ * Deletes the hourly rows no read needs any more: older than the 24 hours statsOf sums, and not
+ * their endpoint's latest (which gives lastAttemptAt however long ago it was); answers how many.
+ * Every hour, so a run deletes about one row per endpoint that was busy a day ago. One statement
+ * over every workspace (on Citus each shard joins only its own rows).
+ */
+export async function purgeStaleHours(db: Db): Promise<number> {
+  return acrossWorkspaces(db, async (trx) => {
+    const result = await trx.raw(
+      `delete from ${TABLES.webhookEndpointHours} h
+       where h.hour < now() - interval '25 hours'
+         and exists (
+           select 1 from ${TABLES.webhookEndpointHours} n
+           where n.org_id = h.org_id and n.endpoint_id = h.endpoint_id and n.hour > h.hour
+         )`,
+    );
+    return result.rowCount ?? 0;
+  });
 }
 
 export const noStats = (): DeliveryStats => ({ ...NONE });
