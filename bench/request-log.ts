@@ -1,4 +1,4 @@
-import { openBenchDatabase, openLargeWorkspace, createBenchKey, ensureWorkspace, postgresVersion, sampleOf, writesWorkspaceId, DEFAULT_BENCH_URL, LARGE_WORKSPACE } from './lib/dataset';
+import { openBenchDatabase, readsWorkspace, createBenchKey, writesWorkspaceId, DEFAULT_BENCH_URL, LARGE_WORKSPACE } from './lib/dataset';
 import { startServer, buildService, runCannon, serviceEnv, serviceArgs, postmasterOf } from './lib/processes';
 import { machineLine, median } from './lib/report';
 import type { CannonResult } from './lib/cannon';
@@ -18,19 +18,8 @@ const TIMING = quick ? { warmupSeconds: 2, seconds: 5 } : { warmupSeconds: 3, se
 const QUICK_WORKSPACE = 'bench request log reads 10000';
 const CASES = ['leads.getById', 'leads.create'] as const;
 
-async function workspace() {
-  if (!quick) return openLargeWorkspace(url);
-  const db = await openBenchDatabase(url);
-  try {
-    const { orgId } = await ensureWorkspace(db, QUICK_WORKSPACE, 10_000);
-    return { orgId, key: await createBenchKey(db, orgId), sample: await sampleOf(db, orgId), pgVersion: await postgresVersion(db) };
-  } finally {
-    await db.destroy();
-  }
-}
-
 async function main(): Promise<void> {
-  const { key, sample, pgVersion } = await workspace();
+  const { key, sample, pgVersion } = await readsWorkspace(url, quick, QUICK_WORKSPACE);
   const benchDb = await openBenchDatabase(url);
   const postmasterPid = postmasterOf(Number((await benchDb.raw('select pg_backend_pid() as pid')).rows[0].pid));
   // Creates go to a workspace of their own, so the read workspace keeps its size between runs.

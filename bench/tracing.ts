@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { openBenchDatabase, openLargeWorkspace, baselineKeys, createBenchKey, ensureWorkspace, postgresVersion, sampleOf, DEFAULT_BENCH_URL, LARGE_WORKSPACE } from './lib/dataset';
+import { openBenchDatabase, readsWorkspace, baselineKeys, DEFAULT_BENCH_URL, LARGE_WORKSPACE } from './lib/dataset';
 import { startServer, buildService, runCannon, serviceEnv, serviceArgs, postmasterOf } from './lib/processes';
 import { machineLine, median } from './lib/report';
 import type { CannonResult } from './lib/cannon';
@@ -40,19 +40,8 @@ async function startSink(): Promise<{ url: string; exports(): Promise<number>; s
   };
 }
 
-async function workspace() {
-  if (!quick) return openLargeWorkspace(url);
-  const db = await openBenchDatabase(url);
-  try {
-    const { orgId } = await ensureWorkspace(db, QUICK_WORKSPACE, 10_000);
-    return { orgId, key: await createBenchKey(db, orgId), sample: await sampleOf(db, orgId), pgVersion: await postgresVersion(db) };
-  } finally {
-    await db.destroy();
-  }
-}
-
 async function main(): Promise<void> {
-  const { orgId, key, sample, pgVersion } = await workspace();
+  const { orgId, key, sample, pgVersion } = await readsWorkspace(url, quick, QUICK_WORKSPACE);
   const benchDb = await openBenchDatabase(url);
   const postmasterPid = postmasterOf(Number((await benchDb.raw('select pg_backend_pid() as pid')).rows[0].pid));
   await benchDb.destroy();

@@ -129,6 +129,21 @@ export async function openLargeWorkspace(url: string, options: { writes?: boolea
   }
 }
 
+/**
+ * A focused read benchmark's workspace: with `quick`, a 10,000-lead one of the given name (seeded
+ * when missing) with a key, a sample and PostgreSQL's version; otherwise the million-lead one.
+ */
+export async function readsWorkspace(url: string, quick: boolean, quickName: string) {
+  if (!quick) return openLargeWorkspace(url);
+  const db = await openBenchDatabase(url);
+  try {
+    const { orgId } = await ensureWorkspace(db, quickName, 10_000);
+    return { orgId, key: await createBenchKey(db, orgId), sample: await sampleOf(db, orgId), pgVersion: await postgresVersion(db) };
+  } finally {
+    await db.destroy();
+  }
+}
+
 /** Keys for the baseline build in its own database, issued by that build's own code. */
 export async function baselineKeys(entry: string, databaseUrl: string, orgIds: string[]): Promise<string[]> {
   const dist = dirname(dirname(entry));

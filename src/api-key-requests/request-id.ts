@@ -1,17 +1,6 @@
-import { randomFillSync } from 'node:crypto';
 import { randomBase62, toBase62 } from '../domain/base62';
-
-/** Random bytes drawn 4 KB at a time (as src/domain/ids.ts does): a flush makes hundreds of ids at once. */
-const pool = Buffer.alloc(4096);
-let used = pool.length;
-function pooledRandomBytes(count: number): Uint8Array {
-  if (used + count > pool.length) {
-    randomFillSync(pool);
-    used = 0;
-  }
-  used += count;
-  return pool.subarray(used - count, used);
-}
+// A flush makes hundreds of ids at once: the ids' pool of random bytes serves them.
+import { pooledRandomBytes } from '../domain/ids';
 
 let lastMs = -1;
 let sequence = 0;

@@ -12,7 +12,7 @@ export type IdPrefix = 'org' | 'mem' | 'con' | 'lead' | 'cli' | 'task' | 'inv' |
 const pool = Buffer.alloc(4096);
 let used = pool.length;
 
-function pooledRandomBytes(count: number): Uint8Array {
+export function pooledRandomBytes(count: number): Uint8Array {
   if (used + count > pool.length) {
     randomFillSync(pool);
     used = 0;

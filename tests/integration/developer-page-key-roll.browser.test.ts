@@ -1,48 +1,22 @@
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import request from 'supertest';
-import type { Browser } from 'playwright-core';
-import { describeInBrowser, launchChromium } from '../helpers/browser';
+import { describeInBrowser } from '../helpers/browser';
+import { developerPageOf, serveToChromium } from '../helpers/developer-page-browser';
 import { createTestContext } from '../helpers/test-app';
 import { createKey, createMember, createOrg } from '../helpers/factories';
-import { testJwtKeys } from '../helpers/test-secrets';
-import { signMemberSession } from '../../src/auth/member-session';
 import { hashApiKeySecret } from '../../src/domain/api-key-secret';
 import { TABLES } from '../../src/db/tables';
 
 // The developer page's Roll button in Chromium (modelled on developer-page.browser.test.ts).
 // Cache of verified keys off, so each request below reads the key as the roll left it.
 const ctx = createTestContext({ keyCacheTtlMs: 0 });
-let server: Server;
-let browser: Browser;
-let baseUrl: string;
-
-beforeAll(async () => {
-  server = ctx.app.listen(0, '127.0.0.1');
-  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await launchChromium();
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
-  await ctx.close();
-});
+const harness = serveToChromium(ctx);
 
 /** A developer of a workspace with the feature and one leads.read key, signed in on a fresh page. */
 async function signedInWithKey(permissions = ['DEVELOPER']) {
   const org = await createOrg(ctx.db, { tier: 'BUSINESS', features: ['DEVELOPER_API'] });
   const member = await createMember(ctx.db, org.id, permissions);
   const key = await createKey(ctx.db, org.id, { memberId: member.id, scopes: ['leads.read'] });
-  const session = signMemberSession(testJwtKeys.session, { memberId: member.id, orgId: org.id }).token;
-  // (Expressions run in the page are strings: the tests are type-checked without the DOM lib.)
-  const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
-  const consoleErrors: string[] = [];
-  page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
-  await page.goto(`${baseUrl}/developer`);
-  await page.fill('#session-input', session);
-  await page.click('#sign-in-button');
+  const { page, consoleErrors } = await developerPageOf(harness, { memberId: member.id, orgId: org.id });
   await page.waitForSelector(`tr[data-key-id="${key.id}"]`);
   return { org, key, page, consoleErrors };
 }

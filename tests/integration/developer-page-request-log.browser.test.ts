@@ -1,12 +1,8 @@
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
-import type { Browser } from 'playwright-core';
-import { describeInBrowser, launchChromium } from '../helpers/browser';
+import { describeInBrowser } from '../helpers/browser';
+import { developerPageOf, serveToChromium } from '../helpers/developer-page-browser';
 import { createTestContext, createTestDb } from '../helpers/test-app';
 import { createKey, createMember, createOrg, unique } from '../helpers/factories';
 import { rpcGet, rpcPost } from '../helpers/rpc';
-import { testJwtKeys } from '../helpers/test-secrets';
-import { signMemberSession } from '../../src/auth/member-session';
 import { createKeyRequestRecorder } from '../../src/api-key-requests/recorder';
 import { createLogger } from '../../src/logger';
 
@@ -16,22 +12,7 @@ import { createLogger } from '../../src/logger';
 const db = createTestDb();
 const recorder = createKeyRequestRecorder({ db, logger: createLogger('silent'), intervalMs: 3_600_000 });
 const ctx = createTestContext({ db, keyRequests: recorder });
-let server: Server;
-let browser: Browser;
-let baseUrl: string;
-
-beforeAll(async () => {
-  server = ctx.app.listen(0, '127.0.0.1');
-  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await launchChromium();
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
-  await ctx.close();
-});
+const harness = serveToChromium(ctx);
 
 describeInBrowser('GET /developer: a key\'s Requests view in a real browser', () => {
   it('shows the key\'s requests newest first, filters to failures and to a procedure, and pages with Older', async () => {
@@ -45,13 +26,7 @@ describeInBrowser('GET /developer: a key\'s Requests view in a real browser', ()
     await rpcPost(ctx.app, 'leads.delete', { id: 'lead_missing' }, key).expect(403);
     await recorder.flush();
 
-    const session = signMemberSession(testJwtKeys.session, { memberId: member.id, orgId: org.id }).token;
-    const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
-    const consoleErrors: string[] = [];
-    page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
-    await page.goto(`${baseUrl}/developer`);
-    await page.fill('#session-input', session);
-    await page.click('#sign-in-button');
+    const { page, consoleErrors } = await developerPageOf(harness, { memberId: member.id, orgId: org.id });
     await page.waitForSelector(`#keys-table tr[data-key-id="${keyId}"]`);
     await page.click(`#keys-table tr[data-key-id="${keyId}"] button[data-action="requests"]`);
 

@@ -1,32 +1,19 @@
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
-import type { Browser } from 'playwright-core';
-import { describeInBrowser, launchChromium } from '../helpers/browser';
+import { describeInBrowser } from '../helpers/browser';
+import { developerPageOf, serveToChromium } from '../helpers/developer-page-browser';
 import { createTestContext } from '../helpers/test-app';
 import { createKey, createMember, createOrg } from '../helpers/factories';
-import { testJwtKeys } from '../helpers/test-secrets';
 import { insertEndpoint, startReceiver, type Receiver } from '../helpers/webhook-fixtures';
-import { signMemberSession } from '../../src/auth/member-session';
 
 const ctx = createTestContext();
-let server: Server;
-let browser: Browser;
-let baseUrl: string;
+const harness = serveToChromium(ctx);
 let receiver: Receiver;
 
 beforeAll(async () => {
-  server = ctx.app.listen(0, '127.0.0.1');
-  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   receiver = await startReceiver(() => ({ status: 200, body: 'pong' }));
-  browser = await launchChromium();
-}, 60_000);
+});
 
 afterAll(async () => {
-  await browser?.close();
   await receiver?.close();
-  await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
-  await ctx.close();
 });
 
 describeInBrowser('GET /developer: the webhooks section in a real browser', () => {
@@ -41,13 +28,7 @@ describeInBrowser('GET /developer: the webhooks section in a real browser', () =
        select ?, 'evt_page' || g || '_' || ?, 'lead.created', 'apiKey', ?, 'lead_page' || g, '{}'::jsonb from generate_series(1, 2) g`,
       [org.id, org.id.slice(-6), owner.id],
     );
-    const session = signMemberSession(testJwtKeys.session, { memberId: member.id, orgId: org.id }).token;
-    const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
-    const consoleErrors: string[] = [];
-    page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
-    await page.goto(`${baseUrl}/developer`);
-    await page.fill('#session-input', session);
-    await page.click('#sign-in-button');
+    const { page, consoleErrors } = await developerPageOf(harness, { memberId: member.id, orgId: org.id });
     await page.waitForSelector('#webhooks-section:not([hidden])');
     await page.waitForSelector('#token-scopes tr[data-resource="webhooks"]', { state: 'attached' });
 
@@ -87,11 +68,7 @@ describeInBrowser('GET /developer: the webhooks section in a real browser', () =
     const member = await createMember(ctx.db, org.id, ['DEVELOPER']);
     const owner = await createKey(ctx.db, org.id, { memberId: member.id });
     const endpoint = await insertEndpoint(ctx.db, { orgId: org.id, ownerKeyId: owner.id, url: receiver.url });
-    const session = signMemberSession(testJwtKeys.session, { memberId: member.id, orgId: org.id }).token;
-    const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
-    await page.goto(`${baseUrl}/developer`);
-    await page.fill('#session-input', session);
-    await page.click('#sign-in-button');
+    const { page } = await developerPageOf(harness, { memberId: member.id, orgId: org.id });
     await page.waitForSelector('#token-scopes tr[data-resource="webhooks"]', { state: 'attached' });
     await page.click('#get-token');
     const row = `#webhooks-table tr[data-endpoint-id="${endpoint.id}"]`;

@@ -1,14 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
-import type { IncomingMessage, Server } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
-import type { Browser, Page } from 'playwright-core';
-import { describeInBrowser, launchChromium } from '../helpers/browser';
+import type { Page } from 'playwright-core';
+import { describeInBrowser } from '../helpers/browser';
+import { developerPageOf, serveToChromium } from '../helpers/developer-page-browser';
 import { createTestContext } from '../helpers/test-app';
 import { createKey, createLead, createMember, createOrg } from '../helpers/factories';
-import { testJwtKeys } from '../helpers/test-secrets';
-import { signMemberSession } from '../../src/auth/member-session';
 import { TABLES } from '../../src/db/tables';
 import { createProcedureRegistry } from '../../src/procedures';
 import { buildProcedureCatalogue } from '../../src/http/developer-page/procedure-catalogue';
@@ -16,41 +14,21 @@ import { buildProcedureCatalogue } from '../../src/http/developer-page/procedure
 const ARTIFACTS = join(__dirname, '..', 'artifacts');
 
 const ctx = createTestContext();
-let server: Server;
-let browser: Browser;
-let baseUrl: string;
+const harness = serveToChromium(ctx);
 /** The sockets of the events.onEvent streams the server answered, newest last. */
 const streamSockets: Socket[] = [];
 
-beforeAll(async () => {
-  server = ctx.app.listen(0, '127.0.0.1');
-  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  server.on('request', (req: IncomingMessage) => {
+beforeAll(() => {
+  harness.server.on('request', (req: IncomingMessage) => {
     if (req.url?.startsWith('/api/v1/rpc/events.onEvent')) streamSockets.push(req.socket);
   });
-  browser = await launchChromium();
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
-  await ctx.close();
 });
 
 /** A developer of a workspace with the feature, signed in on a fresh page; the page's console errors are collected. */
 async function signedInPage() {
   const org = await createOrg(ctx.db, { tier: 'BUSINESS', features: ['DEVELOPER_API'] });
   const member = await createMember(ctx.db, org.id, ['DEVELOPER']);
-  // createApp signs sessions with the development default when SESSION_SECRET is absent, as here.
-  const session = signMemberSession(testJwtKeys.session, { memberId: member.id, orgId: org.id }).token;
-  // (Expressions run in the page are strings: the tests are type-checked without the DOM lib.)
-  const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
-  const consoleErrors: string[] = [];
-  page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
-  await page.goto(`${baseUrl}/developer`);
-  await page.fill('#session-input', session);
-  await page.click('#sign-in-button');
+  const { page, consoleErrors, session } = await developerPageOf(harness, { memberId: member.id, orgId: org.id });
   await page.waitForSelector('#keys-section:not([hidden])');
   await page.waitForSelector('#token-scopes tr[data-resource="leads"]', { state: 'attached' });
   return { org, member, session, page, consoleErrors };
@@ -66,16 +44,7 @@ describeInBrowser('GET /developer in a real browser', () => {
     const nextCallAt = new Date('2026-11-23T10:00:00.000Z');
     await createLead(ctx.db, org.id, { name: 'Ada Lovelace', nextCallAt });
     await createLead(ctx.db, org.id, { name: 'Grace Hopper' });
-    // createApp signs sessions with the development default when SESSION_SECRET is absent, as here.
-    const session = signMemberSession(testJwtKeys.session, { memberId: member.id, orgId: org.id }).token;
-    // (Expressions run in the page are strings: the tests are type-checked without the DOM lib.)
-    const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
-    const consoleErrors: string[] = [];
-    page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
-
-    await page.goto(`${baseUrl}/developer`);
-    await page.fill('#session-input', session);
-    await page.click('#sign-in-button');
+    const { page, consoleErrors, session } = await developerPageOf(harness, { memberId: member.id, orgId: org.id });
 
     await page.waitForSelector('#keys-section:not([hidden])');
     await expect(page.textContent('#whoami-text')).resolves.toContain(org.name);
