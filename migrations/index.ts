@@ -32,6 +32,7 @@ import * as eventsTraceParent from './20261215120000_events_trace_parent';
 import * as apiKeyPreviousSecret from './20261216120000_api_key_previous_secret';
 import * as createApiKeyRequests from './20261216120100_create_api_key_requests';
 import * as webhookRedeliveryAndStats from './20261216120200_webhook_redelivery_and_stats';
+import * as requestLogKeyIndexAscending from './20261216120300_request_log_key_index_ascending';
 
 /**
  * Every migration, in order. An explicit list rather than a scanned folder: it works the same
@@ -72,4 +73,5 @@ export const MIGRATIONS = [
   { name: '20261216120000_api_key_previous_secret', module: apiKeyPreviousSecret },
   { name: '20261216120100_create_api_key_requests', module: createApiKeyRequests },
   { name: '20261216120200_webhook_redelivery_and_stats', module: webhookRedeliveryAndStats },
+  { name: '20261216120300_request_log_key_index_ascending', module: requestLogKeyIndexAscending },
 ];

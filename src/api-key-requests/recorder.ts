@@ -66,9 +66,10 @@ export function createKeyRequestRecorder(options: RecorderOptions): KeyRequestRe
     warnAtMostNow();
   }
 
-  async function writeOneBatch(): Promise<boolean> {
-    const batch = buffer.length <= batchSize ? buffer : buffer.slice(0, batchSize);
-    buffer = batch === buffer ? [] : buffer.slice(batchSize);
+  /** Writes the buffer's first `count` rows; false when the insert failed (the rows kept or dropped). */
+  async function writeOneBatch(count: number): Promise<boolean> {
+    const batch = buffer.length <= count ? buffer : buffer.slice(0, count);
+    buffer = batch === buffer ? [] : buffer.slice(count);
     const ids = batch.map((entry) => requestLogId(entry.atMs));
     try {
       await insertBatch(db, batch, ids);
@@ -90,16 +91,35 @@ export function createKeyRequestRecorder(options: RecorderOptions): KeyRequestRe
     }
   }
 
-  /** Batches until the buffer is empty or one fails (the next interval tries again). */
-  async function writeAll(): Promise<void> {
-    while (buffer.length > 0 && (await writeOneBatch()));
+  /**
+   * The rows buffered when it starts (`wholeBatches`: only as many as fill whole batches), in
+   * batches, until they are written or one batch fails (the next interval tries again). Rows that
+   * arrive meanwhile wait for a full batch or the interval: draining them at once would keep a busy
+   * service writing a stream of small transactions, each costing the database about what 500 rows cost.
+   */
+  async function writeBuffered(wholeBatches: boolean): Promise<boolean> {
+    let rows = wholeBatches ? buffer.length - (buffer.length % batchSize) : buffer.length;
+    while (rows > 0) {
+      const count = Math.min(rows, batchSize);
+      if (!(await writeOneBatch(count))) return false;
+      rows -= count;
+    }
+    return true;
   }
 
-  function flush(): Promise<void> {
-    // Cleared in `finally`, which always runs after this assignment (a flush of nothing included).
-    flushing ??= writeAll().finally(() => {
-      flushing = undefined;
-    });
+  function flush(wholeBatches = false): Promise<void> {
+    // Cleared in the callbacks, which always run after this assignment (a flush of nothing included).
+    flushing ??= writeBuffered(wholeBatches).then(
+      (written) => {
+        flushing = undefined;
+        // A full batch arrived during the flush (the record path saw `flushing` and left it): write it now.
+        // After a failure the interval alone retries, so a database that is down is not asked at request rate.
+        if (written && !stopped && buffer.length >= batchSize) void flush(true);
+      },
+      () => {
+        flushing = undefined;
+      },
+    );
     return flushing;
   }
 
@@ -117,7 +137,7 @@ export function createKeyRequestRecorder(options: RecorderOptions): KeyRequestRe
         return;
       }
       buffer.push(entry);
-      if (buffer.length === batchSize && !flushing) void flush();
+      if (buffer.length === batchSize && !flushing) void flush(true);
     },
     async flush() {
       // A flush in flight may have started before the caller's rows arrived: then once more.

@@ -129,6 +129,40 @@ describe('request log writer', () => {
     await recorder.flush();
     expect((await logOf(ws.reader, { id: ws.keyId })).requests.map((r) => r.procedure)).toEqual(['leads.getAll']);
   });
+
+  it('writes full batches while busy: rows that arrive during a flush wait for a full batch or the interval', async () => {
+    const ws = await workspace();
+    const batched = createKeyRequestRecorder({ db, logger: createLogger('silent'), intervalMs: 3_600_000, batchSize: 5 });
+    const entry = (i: number) => ({
+      orgId: ws.org.id, keyId: ws.keyId, atMs: Date.now(), method: 'GET', procedure: 'leads.getAll', status: 200,
+      errorCode: null, durationMs: 1, requestId: `batch-${i}`, clientAddress: null,
+    });
+    const settle = async (written: number) => {
+      const deadline = Date.now() + 5000;
+      while (batched.stats().written < written && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      // Long enough for a write of what is left over, were one started.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    };
+    try {
+      // The fifth row fills a batch and starts its insert; two more arrive while it is in flight.
+      for (let i = 0; i < 7; i++) batched.record(entry(i));
+      await settle(5);
+      expect(batched.stats()).toMatchObject({ written: 5, buffered: 2 });
+      // Three more fill the next batch: written as one.
+      for (let i = 7; i < 10; i++) batched.record(entry(i));
+      await settle(10);
+      expect(batched.stats()).toMatchObject({ written: 10, buffered: 0 });
+      // A full batch that arrives during a flush is written as soon as that flush ends.
+      for (let i = 10; i < 22; i++) batched.record(entry(i));
+      await settle(20);
+      expect(batched.stats()).toMatchObject({ written: 20, buffered: 2 });
+      await batched.flush();
+      const rows = await db('api_key_requests').where({ org_id: ws.org.id, key_id: ws.keyId });
+      expect(rows.map((r) => r.request_id).sort()).toEqual(Array.from({ length: 22 }, (_, i) => `batch-${i}`).sort());
+    } finally {
+      await batched.stop();
+    }
+  });
 });
 
 describe('GET apiKeys.getRequests: filters and pages', () => {
