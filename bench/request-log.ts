@@ -29,7 +29,7 @@ async function main(): Promise<void> {
   const postmasterPid = postmasterOf(Number((await benchDb.raw('select pg_backend_pid() as pid')).rows[0].pid));
   // Creates go to a workspace of their own, so the read workspace keeps its size between runs.
   const writesKey = await createBenchKey(benchDb, await writesWorkspaceId(benchDb, 'bench request log writes'));
-  const rowsBefore = Number((await benchDb.raw('select count(*) as n from api_key_requests')).rows[0].n);
+  const rowsBefore = Number((await benchDb.raw('select coalesce(sum(cardinality(ids)), 0) as n from api_key_request_batches')).rows[0].n);
   const ours = buildService();
   const input = encodeURIComponent(JSON.stringify({ json: { id: sample.leadId } }));
   const runTag = Date.now().toString(36);
@@ -60,7 +60,7 @@ async function main(): Promise<void> {
       }
     }
   }
-  const rowsAfter = Number((await benchDb.raw('select count(*) as n from api_key_requests')).rows[0].n);
+  const rowsAfter = Number((await benchDb.raw('select coalesce(sum(cardinality(ids)), 0) as n from api_key_request_batches')).rows[0].n);
   await benchDb.destroy();
   const rps = (label: string) => median(results.get(label)!.map((r) => r.rps));
   const cpu = (label: string) => median(results.get(label)!.map((r) => r.serverCpuUsPerRequest ?? NaN));

@@ -33,6 +33,7 @@ import * as apiKeyPreviousSecret from './20261216120000_api_key_previous_secret'
 import * as createApiKeyRequests from './20261216120100_create_api_key_requests';
 import * as webhookRedeliveryAndStats from './20261216120200_webhook_redelivery_and_stats';
 import * as requestLogKeyIndexAscending from './20261216120300_request_log_key_index_ascending';
+import * as requestLogBatches from './20261217120000_request_log_batches';
 
 /**
  * Every migration, in order. An explicit list rather than a scanned folder: it works the same
@@ -74,4 +75,5 @@ export const MIGRATIONS = [
   { name: '20261216120100_create_api_key_requests', module: createApiKeyRequests },
   { name: '20261216120200_webhook_redelivery_and_stats', module: webhookRedeliveryAndStats },
   { name: '20261216120300_request_log_key_index_ascending', module: requestLogKeyIndexAscending },
+  { name: '20261217120000_request_log_batches', module: requestLogBatches },
 ];

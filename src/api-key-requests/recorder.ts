@@ -34,8 +34,8 @@ const PERMANENT_ERROR = /^(22|23|42)/;
 
 /**
  * The request log's writer: requests are pushed to an in-memory buffer as their answers finish
- * and written by one background flush at a time (a multi-row insert of up to `batchSize` rows,
- * every `intervalMs` or as soon as a batch is full), so the request path never waits on the
+ * and written by one background flush at a time (one insert of up to `batchSize` requests, stored
+ * as a row per key, every `intervalMs` or as soon as a batch is full), so the request path never waits on the
  * database and a flush never holds more than one pool connection. The database slow or down: a
  * flush fails (its statement timeout, the pool's acquire timeout), its rows go back to the front
  * of the buffer, and the buffer, bounded, drops the newest rows past `maxBuffered`, counting them.

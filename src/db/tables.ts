@@ -36,7 +36,7 @@ export const TABLES = {
   /** The audit rows of contacts.erase: who, when, which ids; no personal data (src/db/erasure). */
   erasures: 'erasures',
   /** Each API key's request log (src/db/api-key-requests, migration 20261216120100). */
-  apiKeyRequests: 'api_key_requests',
+  apiKeyRequestBatches: 'api_key_request_batches',
 } as const;
 
 /**

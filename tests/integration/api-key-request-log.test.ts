@@ -9,6 +9,7 @@ import { createKeyRequestRecorder } from '../../src/api-key-requests/recorder';
 import { purgeExpiredKeyRequests } from '../../src/api-key-requests/retention';
 import { requestLogId } from '../../src/api-key-requests/request-id';
 import * as apiKeysQueries from '../../src/db/api-keys';
+import * as apiKeyRequestsQueries from '../../src/db/api-key-requests';
 import { generateApiKeySecret } from '../../src/domain/api-key-secret';
 import { newId } from '../../src/domain/ids';
 import { createLogger } from '../../src/logger';
@@ -48,9 +49,22 @@ async function logOf(reader: string, input: Record<string, unknown>) {
   return resultOf<{ requests: Record<string, any>[]; nextCursor: string | null }>(res);
 }
 
+/** Everything stored for a workspace's keys, as text. */
 async function storedText(orgId: string): Promise<string> {
-  const rows = await db('api_key_requests').where({ org_id: orgId });
+  const rows = await db('api_key_request_batches').where({ org_id: orgId });
   return JSON.stringify(rows);
+}
+
+/** A workspace's stored requests, one a request, unpacked from the key's batches. */
+async function storedRequests(orgId: string, keyId?: string): Promise<Record<string, any>[]> {
+  const { rows } = await db.raw(
+    `select e.* from api_key_request_batches b,
+       unnest(b.ids, b.at_ms, b.methods, b.procedures, b.statuses, b.error_codes, b.durations_ms, b.request_ids, b.client_addresses)
+         as e(id, at_ms, method, procedure, status, error_code, duration_ms, request_id, client_address)
+     where b.org_id = ? ${keyId ? 'and b.key_id = ?' : ''}`,
+    keyId ? [orgId, keyId] : [orgId],
+  );
+  return rows;
 }
 
 describe('GET apiKeys.getRequests: what is recorded', () => {
@@ -157,7 +171,7 @@ describe('request log writer', () => {
       await settle(20);
       expect(batched.stats()).toMatchObject({ written: 20, buffered: 2 });
       await batched.flush();
-      const rows = await db('api_key_requests').where({ org_id: ws.org.id, key_id: ws.keyId });
+      const rows = await storedRequests(ws.org.id, ws.keyId);
       expect(rows.map((r) => r.request_id).sort()).toEqual(Array.from({ length: 22 }, (_, i) => `batch-${i}`).sort());
     } finally {
       await batched.stop();
@@ -199,6 +213,60 @@ describe('GET apiKeys.getRequests: filters and pages', () => {
     expect(seen).toEqual(all);
   });
 
+  it('pages in id order across many batches that overlap in time (two instances flushing), with and without a filter', async () => {
+    const other = await workspace();
+    const base = Date.now() - 60_000;
+    const entry = (atMs: number, i: number) => ({
+      orgId: other.org.id, keyId: other.keyId, atMs, method: 'GET', procedure: 'leads.getAll', status: i % 3 === 0 ? 500 : 200,
+      errorCode: i % 3 === 0 ? 'INTERNAL_SERVER_ERROR' : null, durationMs: 1, requestId: `overlap-${i}`, clientAddress: null,
+    });
+    // Two instances, twelve flushes each: each flush's ids interleave with the other's, 60 requests in 24 batches.
+    let i = 0;
+    for (let round = 0; round < 12; round++) {
+      for (const offsets of [[0, 4], [2, 6, 8]]) {
+        const entries = offsets.map((offset) => entry(base + round * 10 + offset, i++));
+        await apiKeyRequestsQueries.insertBatch(db, entries, entries.map((e) => requestLogId(e.atMs)));
+      }
+    }
+    const stored = await storedRequests(other.org.id, other.keyId);
+    const newestFirst = (rows: Record<string, any>[]) => rows.map((r) => r.id).sort().reverse();
+    const walk = async (input: Record<string, unknown>) => {
+      const seen: string[] = [];
+      let after: string | undefined;
+      for (;;) {
+        const page = await logOf(other.reader, { id: other.keyId, ...input, ...(after ? { after } : {}) });
+        seen.push(...page.requests.map((r) => r.id));
+        if (!page.nextCursor) return seen;
+        after = page.nextCursor;
+      }
+    };
+    expect(stored).toHaveLength(60);
+    expect(await walk({ limit: 7 })).toEqual(newestFirst(stored));
+    expect(await walk({ limit: 100 })).toEqual(newestFirst(stored));
+    expect(await walk({ limit: 3, status: 'failed' })).toEqual(newestFirst(stored.filter((r) => r.status === 500)));
+    const page = await logOf(other.reader, { id: other.keyId, limit: 1 });
+    expect(page.requests[0]).toMatchObject({ requestId: 'overlap-59', status: 200, at: new Date(base + 11 * 10 + 8) });
+  });
+
+  it('pages a batch that spans a long time (rows held through an outage) in order with the batches inside its span', async () => {
+    const other = await workspace();
+    const base = Date.now() - 60_000;
+    const flush = async (entries: [offset: number, status: number][]) => {
+      const rows = entries.map(([offset, status]) => ({
+        orgId: other.org.id, keyId: other.keyId, atMs: base + offset, method: 'GET', procedure: 'leads.getAll', status,
+        errorCode: null, durationMs: 1, requestId: `span-${offset}`, clientAddress: null,
+      }));
+      await apiKeyRequestsQueries.insertBatch(db, rows, rows.map((r) => requestLogId(r.atMs)));
+    };
+    // One instance's flush after an outage: three old failures and a new one. Another's twelve flushes in between, the first three failing.
+    await flush([[0, 500], [1, 500], [2, 500], [1000, 500]]);
+    for (let k = 1; k <= 12; k++) await flush([[k * 100 - 50, k <= 3 ? 503 : 200]]);
+    const failed = async (limit: number) => (await logOf(other.reader, { id: other.keyId, status: 'failed', limit })).requests.map((r) => r.requestId);
+    // The long batch is read first (its last request is the newest); its old rows come after the other's failures, not before.
+    expect(await failed(2)).toEqual(['span-1000', 'span-250']);
+    expect(await failed(10)).toEqual(['span-1000', 'span-250', 'span-150', 'span-50', 'span-2', 'span-1', 'span-0']);
+  });
+
   it("answers NOT_FOUND for another workspace's key, and 400 in the envelope for bad input", async () => {
     const other = await workspace();
     const res = await rpcGet(ctx.app, 'apiKeys.getRequests', { id: ws.keyId }, other.reader);
@@ -223,10 +291,8 @@ describe('GET apiKeys.getRequests: filters and pages', () => {
 
 describe('request log retention', () => {
   async function insertAt(orgId: string, keyId: string, at: Date) {
-    await db('api_key_requests').insert({
-      org_id: orgId, key_id: keyId, id: requestLogId(at.getTime()), at, method: 'GET', procedure: 'leads.getAll', status: 200,
-      error_code: null, duration_ms: 1, request_id: unique('rid'), client_address: '127.0.0.1',
-    });
+    const entry = { orgId, keyId, atMs: at.getTime(), method: 'GET', procedure: 'leads.getAll', status: 200, errorCode: null, durationMs: 1, requestId: unique('rid'), clientAddress: '127.0.0.1' };
+    await apiKeyRequestsQueries.insertBatch(db, [entry], [requestLogId(entry.atMs)]);
   }
 
   it('deletes rows older than the retention, in batches, and keeps the newer ones', async () => {
@@ -239,9 +305,9 @@ describe('request log retention', () => {
     // Batches of 2: five old rows take three statements; rows of other test files may go too.
     const deleted = await purgeExpiredKeyRequests(db, 7, { batchSize: 2 });
     expect(deleted).toBeGreaterThanOrEqual(5);
-    const left = await db('api_key_requests').where({ org_id: org.id }).orderBy('at');
+    const left = (await storedRequests(org.id)).map((r) => Number(r.at_ms)).sort((a, b) => a - b);
     expect(left).toHaveLength(2);
-    expect(left[0].at.getTime()).toBeLessThan(Date.now() - 5 * day);
+    expect(left[0]).toBeLessThan(Date.now() - 5 * day);
   });
 });
 
@@ -279,7 +345,7 @@ describe('request log: the database slow or down', () => {
       const deadline = Date.now() + 20_000;
       while (slowRecorder.stats().buffered > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
       expect(slowRecorder.stats().buffered).toBe(0);
-      const rows = await db('api_key_requests').where({ org_id: ws.org.id, key_id: ws.keyId });
+      const rows = await storedRequests(ws.org.id, ws.keyId);
       // Every row kept in the buffer is written once; what was dropped is counted, not written.
       expect(rows.length + slowRecorder.stats().dropped).toBeGreaterThanOrEqual(60);
       expect(rows.length).toBeGreaterThanOrEqual(20);
