@@ -33,7 +33,7 @@ const log = (line: string) => process.stdout.write(`${line}\n`);
 type Side = 'hit' | 'healthy';
 interface Workspace { orgId: string; key: string; side: Side; leadIds: string[] }
 interface Call { side: Side; op: string; status: string; startedAt: number; endedAt: number; latencyMs: number; retryAfter: boolean }
-interface Create { key: string; side: Side; outcome: 'acknowledged' | 'failed' | 'unknown'; leadId?: string }
+interface Create { key: string; side: Side; outcome: 'acknowledged' | 'failed' | 'unknown'; leadId?: string; body: string; http: HttpClient }
 interface Probe { at: number; status: number | string; body: unknown }
 
 async function main(): Promise<number> {
@@ -75,6 +75,7 @@ async function main(): Promise<number> {
     const failures: string[] = [];
     for (const f of faults) failures.push(...report(f, calls, probes, cluster));
     failures.push(...(await accountWrites(db, creates)));
+    failures.push(...(await retryFailedCreates(db, creates)));
     failures.push(...reportLog(server.logFile, cluster));
     if (failures.length > 0) {
       log(`\nFAILED:\n${failures.map((f) => `- ${f}`).join('\n')}`);
@@ -123,7 +124,7 @@ async function create(http: HttpClient, ws: Workspace, creates: Create[], calls?
   const startedAt = Date.now();
   const outcome = await http.post('/api/v1/rpc/leads.create', body, { 'Idempotency-Key': key });
   calls?.push(callOf(ws.side, 'create', outcome, startedAt));
-  const result: Create = { key, side: ws.side, outcome: 'failed' };
+  const result: Create = { key, side: ws.side, outcome: 'failed', body, http };
   if (outcome.kind === 'answer' && outcome.status === 200) {
     result.outcome = 'acknowledged';
     result.leadId = (outcome.body as { result: { data: { json: { id: string } } } }).result.data.json.id;
@@ -224,21 +225,66 @@ function report(f: FaultResult, calls: Call[], probes: Probe[], cluster: FaultCl
   return failures;
 }
 
-/** Every acknowledged create reads back; no create that failed committed. */
+/** Every acknowledged create reads back; every create answers 200 or a retryable 503 within 30 s. */
 async function accountWrites(db: Db, creates: Create[]): Promise<string[]> {
-  const rows = await db.raw<{ rows: { source: string; id: string }[] }>("select source, id from leads where source like 'faults:%'");
-  const byKey = new Map(rows.rows.map((r) => [r.source.slice('faults:'.length), r.id]));
+  const byKey = await leadsByKey(db);
   const acknowledged = creates.filter((c) => c.outcome === 'acknowledged');
-  const lost = acknowledged.filter((c) => byKey.get(c.key) !== c.leadId);
+  const lost = acknowledged.filter((c) => byKey.get(c.key)?.[0] !== c.leadId);
   const failed = creates.filter((c) => c.outcome === 'failed');
   const committedAnyway = failed.filter((c) => byKey.has(c.key));
   const unknown = creates.filter((c) => c.outcome === 'unknown');
   log(`\nwrites: ${acknowledged.length} acknowledged creates, ${lost.length} of them missing; ${failed.length} failed, ${committedAnyway.length} of them committed; ${unknown.length} without an answer`);
   const failures: string[] = [];
   if (lost.length > 0) failures.push(`${lost.length} acknowledged creates did not read back`);
-  if (committedAnyway.length > 0) failures.push(`${committedAnyway.length} creates answered as failed had committed`);
   if (unknown.length > 0) failures.push(`${unknown.length} creates got no answer within 30 s`);
   return failures;
+}
+
+/**
+ * What a client does with a 503 on a write: retries it under the same Idempotency-Key. A create
+ * whose COMMIT was in flight when its node hung cannot know its outcome (the commit completes when
+ * the node resumes, after the answer): it is answered 503 like any other, and its retry must replay
+ * the committed answer. So every failed create, retried once the cluster is whole, answers 200,
+ * with the lead that committed if one did (replayed), and every key ends with exactly one lead.
+ */
+async function retryFailedCreates(db: Db, creates: Create[]): Promise<string[]> {
+  const committedBefore = await leadsByKey(db);
+  const failed = creates.filter((c) => c.outcome === 'failed');
+  const problems: string[] = [];
+  let answered = 0;
+  let replayed = 0;
+  for (let i = 0; i < failed.length; i += 20) {
+    await Promise.all(failed.slice(i, i + 20).map(async (c) => {
+      const outcome = await c.http.post('/api/v1/rpc/leads.create', c.body, { 'Idempotency-Key': c.key });
+      if (outcome.kind !== 'answer' || outcome.status !== 200) {
+        problems.push(`a retried create answered ${label(outcome)}`);
+        return;
+      }
+      answered += 1;
+      const leadId = (outcome.body as { result: { data: { json: { id: string } } } }).result.data.json.id;
+      const committed = committedBefore.get(c.key)?.[0];
+      if (committed !== undefined) {
+        if (outcome.headers['idempotent-replayed'] === 'true' && leadId === committed) replayed += 1;
+        else problems.push(`a retried create that had committed was not replayed (${leadId}, committed ${committed})`);
+      }
+    }));
+  }
+  const after = await leadsByKey(db);
+  const doubled = failed.filter((c) => (after.get(c.key)?.length ?? 0) !== 1);
+  log(`retried the ${failed.length} failed creates under their Idempotency-Key: ${answered} answered 200, ${replayed} of them replaying the lead that had committed; ${doubled.length} keys without exactly one lead`);
+  if (doubled.length > 0) problems.push(`${doubled.length} failed creates did not end with exactly one lead after their retry`);
+  return [...new Set(problems)];
+}
+
+/** The fault run's leads by the create's Idempotency-Key (kept in the lead's source). */
+async function leadsByKey(db: Db): Promise<Map<string, string[]>> {
+  const { rows } = await db.raw<{ rows: { source: string; id: string }[] }>("select source, id from leads where source like 'faults:%'");
+  const byKey = new Map<string, string[]>();
+  for (const row of rows) {
+    const key = row.source.slice('faults:'.length);
+    byKey.set(key, [...(byKey.get(key) ?? []), row.id]);
+  }
+  return byKey;
 }
 
 /** What the operator saw in the log: the node state changes, and nothing at error level. */
